@@ -1,0 +1,131 @@
+// The distributed NUFFT: one transform computed by all ranks of an MPI communicator, each rank
+// running a single-device plan (CUDA engine on its bound GPU, or the CPU engine) on its share.
+//
+//   type 1: every rank spreads its own points; the partial mode arrays are summed (all-reduce,
+//           or reduce to a root) with NCCL or MPI.
+//   type 2: the mode array (on the root, or on every rank) is broadcast; each rank evaluates
+//           its own targets; results stay local or are gathered to the root on request.
+//
+// Every collective is preceded by an agreement on status: an error on one rank (bad point,
+// out of memory, mismatched parameters) is thrown as the same nufftmp::Error on every rank.
+#pragma once
+
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nufftmp/options.hpp"
+#include "nufftmp/plan.hpp"
+
+namespace nufftmp::dist {
+
+enum class CommBackend {
+  Auto,     // NCCL for CUDA plans when every rank has a GPU of its own, else MPI
+  Nccl,     // NCCL among one leader per GPU (ranks sharing a GPU reduce over MPI first)
+  Mpi,      // MPI on device buffers when MPI is CUDA-aware, else staged through pinned host
+  MpiHost,  // MPI on host buffers (CPU engine)
+};
+
+struct ContextOptions {
+  Backend backend = Backend::Auto;  // engine of the plans made in this context
+  int device = -1;                  // -1: node-local rank % visible devices
+  CommBackend comm = CommBackend::Auto;
+};
+
+// MPI communicator + node-local rank + GPU binding + stream + NCCL communicator.
+// Collective over comm: every rank constructs it together.
+class Context {
+ public:
+  explicit Context(MPI_Comm comm = MPI_COMM_WORLD, const ContextOptions& opts = ContextOptions());
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  MPI_Comm comm() const;
+  int rank() const;
+  int size() const;
+  int local_rank() const;    // rank among the ranks of this node
+  int local_size() const;
+  Backend backend() const;   // resolved: Cpu or Cuda
+  CommBackend comm_backend() const;  // resolved
+  int device() const;        // bound GPU, -1 on the CPU engine
+  void* stream() const;      // cudaStream_t of this rank (nullptr on the CPU engine)
+  bool gpu_shared() const;   // another rank of this node uses the same GPU
+  std::string binding() const;  // "rank 3 -> node n2, GPU 1"
+
+  struct Impl;
+  Impl& impl() const;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+enum class Reduction { AllReduce, Reduce };
+
+struct DistOptions {
+  Reduction reduction = Reduction::AllReduce;  // type 1: result on every rank or on root only
+  int root = 0;
+  bool modes_on_all = false;  // type 2: f already on every rank (skip the broadcast)
+};
+
+// Timings of the last execute on this rank (milliseconds).
+struct DistTimings {
+  double compute_ms = 0;  // local plan (spread/FFT/deconv or the reverse)
+  double comm_ms = 0;     // reductions / broadcasts
+  double total_ms = 0;
+};
+
+template <typename T>
+class DistPlan {
+ public:
+  using complex_type = std::complex<T>;
+  // Collective. type, modes, isign, ntransf, tol must agree on all ranks (checked).
+  DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& modes, int isign,
+           int ntransf, double tol, const Options& opts = Options(),
+           const DistOptions& dopts = DistOptions());
+  ~DistPlan();
+  DistPlan(DistPlan&&) noexcept;
+  DistPlan& operator=(DistPlan&&) noexcept;
+
+  // Collective. This rank's points (M_local may be 0), in the plan's memory space.
+  void set_points(std::int64_t M_local, const T* x, const T* y = nullptr, const T* z = nullptr);
+  void set_points_host(std::int64_t M_local, const T* x, const T* y = nullptr,
+                       const T* z = nullptr);
+  // Collective. c_local: ntransf * M_local; f: ntransf * prod(N) (type 1 output: meaningful on
+  // every rank for AllReduce, on root for Reduce; type 2 input: read on root unless
+  // modes_on_all). Memory space of the plan (execute) or host (execute_host).
+  void execute(complex_type* c_local, complex_type* f);
+  void execute_host(complex_type* c_local, complex_type* f);
+
+  std::int64_t num_points_local() const;
+  std::int64_t num_points_total() const;
+  const Plan<T>& local_plan() const;
+  DistTimings last_timings() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Root holds M_total points; every rank receives a near-equal contiguous share (host memory).
+template <typename T>
+struct LocalPoints {
+  std::int64_t offset = 0;  // global index of this rank's first point
+  std::vector<T> x, y, z;
+  std::int64_t size() const { return static_cast<std::int64_t>(x.size()); }
+};
+template <typename T>
+LocalPoints<T> scatter_points(const Context& ctx, int dim, std::int64_t M_total, const T* x,
+                              const T* y, const T* z, int root = 0);
+
+// Gathers every rank's n_local values to root in rank order (64-bit-safe counts). Returns the
+// whole array on root, an empty vector elsewhere.
+template <typename V>
+std::vector<V> gather_to_root(const Context& ctx, const V* local, std::int64_t n_local,
+                              int root = 0);
+
+}  // namespace nufftmp::dist

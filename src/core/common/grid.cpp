@@ -1,0 +1,72 @@
+#include "common/grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nufftmp::detail {
+
+std::int64_t next_smooth_even(std::int64_t n_min) {
+  if (n_min <= 2) return 2;
+  std::int64_t n = n_min + (n_min & 1);
+  for (;; n += 2) {
+    std::int64_t m = n;
+    while (m % 2 == 0) m /= 2;
+    while (m % 3 == 0) m /= 3;
+    while (m % 5 == 0) m /= 5;
+    if (m == 1) return n;
+  }
+}
+
+std::int64_t fine_grid_size(std::int64_t N, double upsampfac, int w) {
+  const auto scaled = static_cast<std::int64_t>(std::ceil(upsampfac * static_cast<double>(N)));
+  return next_smooth_even(std::max<std::int64_t>(scaled, 2 * w));
+}
+
+void gauss_legendre(int n, std::vector<double>& nodes, std::vector<double>& weights) {
+  nodes.resize(n);
+  weights.resize(n);
+  for (int i = 0; i < n; ++i) {
+    // Newton on P_n from the Chebyshev-like initial guess.
+    double x = std::cos(M_PI * (i + 0.75) / (n + 0.5));
+    double dp = 1;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1, p1 = x;
+      for (int k = 2; k <= n; ++k) {
+        const double p2 = ((2.0 * k - 1) * x * p1 - (k - 1.0) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      if (n == 1) { p1 = x; p0 = 1; }
+      dp = n * (x * p1 - p0) / (x * x - 1.0);
+      const double dx = p1 / dp;
+      x -= dx;
+      if (std::abs(dx) < 1e-16) break;
+    }
+    nodes[i] = x;
+    weights[i] = 2.0 / ((1.0 - x * x) * dp * dp);
+  }
+}
+
+std::vector<double> kernel_fourier_series(std::int64_t N, std::int64_t nf, const KernelSpec& k) {
+  // The integrand is smooth on [0, w/2] with a few oscillations at most (|k| <= nf/2 / sigma);
+  // 2w + 16 nodes reach double precision.
+  const int nq = 2 * k.w + 16;
+  std::vector<double> z, wq;
+  gauss_legendre(nq, z, wq);
+  const double half = 0.5 * k.w;
+  std::vector<double> t(nq), f(nq);
+  for (int q = 0; q < nq; ++q) {
+    t[q] = half * 0.5 * (z[q] + 1.0);  // [0, w/2]
+    f[q] = 2.0 * half * 0.5 * wq[q] * kernel_direct(t[q], k.w, k.beta);  // even kernel: x2
+  }
+  std::vector<double> phihat(static_cast<size_t>(N / 2 + 1));
+  for (std::int64_t kk = 0; kk <= N / 2; ++kk) {
+    double s = 0;
+    const double omega = 2.0 * M_PI * static_cast<double>(kk) / static_cast<double>(nf);
+    for (int q = 0; q < nq; ++q) s += f[q] * std::cos(omega * t[q]);
+    phihat[kk] = s;
+  }
+  return phihat;
+}
+
+}  // namespace nufftmp::detail

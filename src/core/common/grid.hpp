@@ -1,0 +1,50 @@
+// Fine-grid sizes, mode indexing and the deconvolution factors (the kernel's Fourier
+// transform), shared by both engines.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/host_device.hpp"
+#include "common/kernel.hpp"
+
+namespace nufftmp::detail {
+
+// Smallest even n >= n_min of the form 2^a 3^b 5^c (FFT-friendly).
+std::int64_t next_smooth_even(std::int64_t n_min);
+// Fine grid size for N modes: max(sigma N, 2w) rounded up to next_smooth_even.
+std::int64_t fine_grid_size(std::int64_t N, double upsampfac, int w);
+
+// phihat[|k|] for k = 0 .. N/2: the kernel's Fourier transform at frequency k on a fine grid of
+// nf cells, int phi(t) cos(2 pi k t / nf) dt, by Gauss-Legendre quadrature.
+std::vector<double> kernel_fourier_series(std::int64_t N, std::int64_t nf, const KernelSpec& k);
+
+// Gauss-Legendre nodes and weights on [-1, 1].
+void gauss_legendre(int n, std::vector<double>& nodes, std::vector<double>& weights);
+
+// Signed mode of output index i (0 <= i < N) under modeord (0: increasing, 1: FFT order).
+NUFFTMP_HD std::int64_t mode_of_output_index(std::int64_t i, std::int64_t N, int modeord) {
+  if (modeord == 0) return i - N / 2;
+  return (i <= (N - 1) / 2) ? i : i - N;
+}
+// Fine-grid index holding mode k (periodic wrap).
+NUFFTMP_HD std::int64_t fine_index_of_mode(std::int64_t k, std::int64_t nf) {
+  return k >= 0 ? k : k + nf;
+}
+
+// Folds x in [-3pi, 3pi) into [0, 2pi) and scales to fine-grid units [0, nf).
+template <typename T>
+NUFFTMP_HD T fold_rescale(T x, std::int64_t nf) {
+  constexpr T two_pi = T(6.283185307179586476925286766559);
+  constexpr T inv_two_pi = T(0.159154943091895335768883763372514);
+  if (x < T(0)) x += two_pi;
+  if (x < T(0)) x += two_pi;
+  if (x >= two_pi) x -= two_pi;
+  if (x >= two_pi) x -= two_pi;
+  T g = x * (inv_two_pi * T(nf));
+  // Rounding may land exactly on nf; wrap it to 0.
+  if (g >= T(nf)) g -= T(nf);
+  return g;
+}
+
+}  // namespace nufftmp::detail

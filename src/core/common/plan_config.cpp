@@ -1,0 +1,96 @@
+#include "common/plan_config.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "common/grid.hpp"
+#include "nufftmp/errors.hpp"
+
+namespace nufftmp::detail {
+
+// Float rounding in the FFT and the spread sums sets a floor near 1e-6 relative l2 error for
+// the sizes users run; below that a wider kernel buys nothing.
+template <> double precision_floor<float>() { return 1e-6; }
+template <> double precision_floor<double>() { return 1e-14; }
+
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); }
+
+template <typename V>
+std::string str(V v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Largest single-axis mode count and fine grid we accept: keeps every product in int64 and
+// every per-axis index in the range the engines address.
+constexpr std::int64_t kMaxModesPerDim = std::int64_t(1) << 40;
+constexpr std::int64_t kMaxFineTotal = std::int64_t(1) << 46;
+
+}  // namespace
+
+template <typename T>
+PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, int isign,
+                            int ntransf, double tol, const Options& opts) {
+  PlanConfig cfg;
+  if (type != 1 && type != 2) bad("type = " + str(type) + " (must be 1 or 2)");
+  if (modes.empty() || modes.size() > 3)
+    bad("modes has " + str(modes.size()) + " entries (dimension must be 1, 2 or 3)");
+  if (isign != 1 && isign != -1) bad("isign = " + str(isign) + " (must be +1 or -1)");
+  if (ntransf < 1) bad("ntransf = " + str(ntransf) + " (must be >= 1)");
+  if (!(tol >= 1e-14 && tol <= 1e-1))
+    bad("tol = " + str(tol) + " (must be in [1e-14, 1e-1])");
+  if (opts.modeord != 0 && opts.modeord != 1)
+    bad("modeord = " + str(opts.modeord) + " (must be 0 or 1)");
+  if (!(opts.upsampfac >= 1.25 && opts.upsampfac <= 2.0))
+    bad("upsampfac = " + str(opts.upsampfac) + " (must be in [1.25, 2.0])");
+  if (opts.maxbatchsize < 0) bad("maxbatchsize = " + str(opts.maxbatchsize) + " (must be >= 0)");
+  if (opts.nthreads < 0) bad("nthreads = " + str(opts.nthreads) + " (must be >= 0)");
+
+  cfg.type = type;
+  cfg.dim = static_cast<int>(modes.size());
+  cfg.isign = isign;
+  cfg.ntransf = ntransf;
+  cfg.opts = opts;
+  cfg.tol_requested = tol;
+  cfg.tol = tol;
+  const double floor = precision_floor<T>();
+  if (tol < floor) {
+    cfg.tol = floor;
+    cfg.warning = "tol = " + str(tol) + " is below what " +
+                  (sizeof(T) == 4 ? std::string("float") : std::string("double")) +
+                  " can reach; using " + str(floor);
+  }
+  for (int d = 0; d < cfg.dim; ++d) {
+    const auto n = modes[d];
+    if (n < 1 || n > kMaxModesPerDim)
+      bad("modes[" + str(d) + "] = " + str(n) + " (must be in [1, 2^40])");
+    cfg.N[d] = n;
+  }
+  cfg.kernel = make_kernel(cfg.tol, opts.upsampfac);
+  double fine_total = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (d < cfg.dim) {
+      cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
+      fine_total *= static_cast<double>(cfg.nf[d]);
+      cfg.phihat[d] = kernel_fourier_series(cfg.N[d], cfg.nf[d], cfg.kernel);
+    } else {
+      cfg.nf[d] = 1;
+      cfg.phihat[d] = {1.0};
+    }
+  }
+  if (fine_total > static_cast<double>(kMaxFineTotal))
+    throw Error(ErrorCode::OutOfMemory, "fine grid of " + str(fine_total) +
+                                            " cells is beyond any memory (modes too large)");
+  return cfg;
+}
+
+template PlanConfig make_plan_config<float>(int, const std::vector<std::int64_t>&, int, int,
+                                            double, const Options&);
+template PlanConfig make_plan_config<double>(int, const std::vector<std::int64_t>&, int, int,
+                                             double, const Options&);
+
+}  // namespace nufftmp::detail

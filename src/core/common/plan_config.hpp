@@ -1,0 +1,43 @@
+// Everything a plan decides once, before any engine exists: validated parameters, kernel,
+// fine grid and deconvolution factors. Pure C++ (no CUDA, no MPI); both engines read it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/kernel.hpp"
+#include "nufftmp/options.hpp"
+
+namespace nufftmp::detail {
+
+struct PlanConfig {
+  int type = 1;
+  int dim = 1;
+  int isign = 1;
+  int ntransf = 1;
+  double tol_requested = 0;
+  double tol = 0;  // effective
+  std::array<std::int64_t, 3> N{1, 1, 1};
+  std::array<std::int64_t, 3> nf{1, 1, 1};
+  Options opts;
+  KernelSpec kernel;
+  // phihat[d][|k|], k = 0 .. N[d]/2 (dims past dim hold {1.0}).
+  std::array<std::vector<double>, 3> phihat;
+  std::string warning;  // non-empty when a parameter was adjusted (e.g. tolerance clamped)
+
+  std::int64_t num_modes() const { return N[0] * N[1] * N[2]; }
+  std::int64_t num_fine() const { return nf[0] * nf[1] * nf[2]; }
+};
+
+// Smallest tolerance the precision can reach (below it the tolerance is clamped, with a warning).
+template <typename T> double precision_floor();
+
+// Validates every parameter (throws Error naming the parameter and its value) and computes
+// the kernel, fine grid and deconvolution factors.
+template <typename T>
+PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, int isign,
+                            int ntransf, double tol, const Options& opts);
+
+}  // namespace nufftmp::detail
