@@ -1,0 +1,116 @@
+# shellcheck shell=bash
+# Shared set-up of scripts/quickstart.sh and scripts/test.sh (sourced, not run).
+#   nufftmp_install_deps   apt-get install of whatever is missing (idempotent)
+#   nufftmp_build          configure + build into $BUILD_DIR (default build/)
+# Environment knobs:
+#   BUILD_DIR                  build directory (default <repo>/build)
+#   JOBS                       parallel build jobs (default: nproc)
+#   CMAKE_CUDA_ARCHITECTURES   GPU architectures when nvcc is found (default 90)
+#   NUFFTMP_CUDA               AUTO|ON|OFF override (default: ON when nvcc is found, else OFF)
+#   NUFFTMP_CMAKE_ARGS         extra arguments for the cmake configure step
+#   NUFFTMP_SKIP_DEPS=1        do not look at packages at all
+#   CI=true                    never prompt (sudo -n)
+
+set -euo pipefail
+
+NUFFTMP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$NUFFTMP_ROOT/build}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+# Packages the build needs, and some it can use when present.
+NUFFTMP_REQUIRED_PKGS=(cmake g++ make pkg-config libfftw3-dev libopenmpi-dev openmpi-bin
+                       libhdf5-dev libgtest-dev python3)
+NUFFTMP_OPTIONAL_PKGS=(ninja-build python3-matplotlib)
+
+log() { printf '\n==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Runs a command as root: directly when root, through sudo otherwise (never prompting on CI or
+# without a terminal).
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    if [ "${CI:-}" = "true" ] || [ ! -t 0 ]; then sudo -n "$@"; else sudo "$@"; fi
+  else
+    die "need root to run '$*' (no sudo found); install the packages listed in README.md by hand"
+  fi
+}
+
+pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" -eq 0 ]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    apt_updated=1
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+}
+
+nufftmp_install_deps() {
+  if [ "${NUFFTMP_SKIP_DEPS:-0}" = "1" ]; then return 0; fi
+  if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    log "not a Debian/Ubuntu system: install cmake (>= 3.25), a C++17 compiler, pkg-config, FFTW3, OpenMPI, HDF5 and GoogleTest yourself"
+    return 0
+  fi
+  local missing=() optional=() p
+  for p in "${NUFFTMP_REQUIRED_PKGS[@]}"; do pkg_installed "$p" || missing+=("$p"); done
+  for p in "${NUFFTMP_OPTIONAL_PKGS[@]}"; do pkg_installed "$p" || optional+=("$p"); done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing missing packages: ${missing[*]}"
+    apt_install "${missing[@]}"
+  else
+    log "required packages present"
+  fi
+  if [ "${#optional[@]}" -gt 0 ]; then
+    log "installing optional packages: ${optional[*]} (failure is not fatal)"
+    apt_install "${optional[@]}" || log "optional packages not installed; continuing"
+  fi
+}
+
+# nvcc on PATH or in the usual CUDA location; prints its path.
+find_nvcc() {
+  if command -v nvcc >/dev/null 2>&1; then command -v nvcc
+  elif [ -x /usr/local/cuda/bin/nvcc ]; then echo /usr/local/cuda/bin/nvcc
+  else return 1
+  fi
+}
+
+# True when a GPU is visible to this process.
+have_gpu() {
+  command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
+nufftmp_configure() {
+  local args=(-S "$NUFFTMP_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release)
+  # A build directory keeps its generator; pick one only for a fresh directory.
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then
+    args+=(-G Ninja)
+  fi
+  local nvcc cuda="${NUFFTMP_CUDA:-}"
+  if nvcc="$(find_nvcc)"; then
+    cuda="${cuda:-ON}"
+    if [ "$cuda" != "OFF" ]; then
+      args+=(-DCMAKE_CUDA_COMPILER="$nvcc"
+             -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}")
+    fi
+  else
+    cuda="${cuda:-OFF}"
+  fi
+  args+=(-DNUFFTMP_CUDA="$cuda")
+  log "configuring (CUDA engine: $cuda) in $BUILD_DIR"
+  # shellcheck disable=SC2086  # NUFFTMP_CMAKE_ARGS is a list of words on purpose
+  cmake "${args[@]}" ${NUFFTMP_CMAKE_ARGS:-}
+}
+
+nufftmp_build() {
+  command -v cmake >/dev/null 2>&1 || die "cmake not found"
+  nufftmp_configure
+  log "building with $JOBS jobs"
+  local t0=$SECONDS
+  cmake --build "$BUILD_DIR" --parallel "$JOBS"
+  log "build done in $((SECONDS - t0)) s"
+}
