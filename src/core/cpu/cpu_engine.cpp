@@ -1,0 +1,156 @@
+// The CPU engine: OpenMP spreading/interpolation over bin-sorted points, FFTW, deconvolution.
+// Life cycle: constructor (fine grid, FFTW plans, deconvolution tables) -> set_points (fold,
+// sort, subproblems) -> execute (batches of up to batch_ vectors through the same grids).
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <new>
+#include <string>
+
+#include "common/checks.hpp"
+#include "cpu/deconvolve.hpp"
+#include "cpu/fft_plan.hpp"
+#include "cpu/kernel_eval.hpp"
+#include "cpu/sorted_points.hpp"
+#include "cpu/spread_interp.hpp"
+#include "engine.hpp"
+
+namespace nufftmp::detail {
+
+namespace cpu {
+namespace {
+
+class Timer {
+ public:
+  double lap_ms() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - t_).count();
+    t_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+};
+
+template <typename T>
+class CpuEngine final : public Engine<T> {
+ public:
+  explicit CpuEngine(const PlanConfig& cfg)
+      : cfg_(cfg),
+        nthreads_(cfg.opts.nthreads > 0 ? cfg.opts.nthreads : omp_get_max_threads()),
+        // One vector per thread by default, as the FFTs of a batch then run in one call; the
+        // cost is one fine grid per vector.
+        batch_(std::min(cfg.ntransf, cfg.opts.maxbatchsize > 0 ? cfg.opts.maxbatchsize
+                                                               : std::max(1, nthreads_))),
+        ker_(cfg.kernel, cfg.opts.kernel_eval),
+        deconv_(cfg) {
+    shape_.dim = cfg.dim;
+    shape_.nf = cfg.nf;
+    Timer t;
+    grid_ = GridBuffer<T>(shape_.cells() * batch_);
+    fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), batch_, cfg.isign, nthreads_, grid_.data());
+    const int rest = cfg.ntransf % batch_;
+    if (rest != 0)
+      fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), rest, cfg.isign, nthreads_, grid_.data());
+    if (cfg.opts.debug > 0)
+      std::fprintf(stderr, "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, plan %.2f ms\n",
+                   nthreads_, batch_, grid_bytes() / 1e6, t.lap_ms());
+  }
+
+  void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
+    check_points_host<T>(cfg_.dim, M, x, y, z);
+    Timer t;
+    sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_, pts_);
+    if (cfg_.opts.debug > 0)
+      std::fprintf(stderr,
+                   "nufftmp cpu: set_points M = %lld: %.2f ms, %zu subproblems (max box %lld "
+                   "cells)\n",
+                   static_cast<long long>(M), t.lap_ms(), pts_.subproblems.size(),
+                   static_cast<long long>(pts_.max_subproblem_cells));
+  }
+
+  void execute(std::complex<T>* c, std::complex<T>* f) override {
+    const std::int64_t M = pts_.M, nmodes = cfg_.num_modes();
+    require_pointer(c, M * cfg_.ntransf, "c (strengths / values)");
+    require_pointer(f, nmodes * cfg_.ntransf, "f (modes)");
+    double t_spread = 0, t_fft = 0, t_deconv = 0;
+    for (int v0 = 0; v0 < cfg_.ntransf; v0 += batch_) {
+      const int nvec = std::min(batch_, cfg_.ntransf - v0);
+      const FftPlan<T>& fft = nvec == batch_ ? fft_full_ : fft_rest_;
+      std::complex<T>* cv = c == nullptr ? nullptr : c + v0 * M;
+      std::complex<T>* fv = f + v0 * nmodes;
+      Timer t;
+      if (cfg_.type == 1) {
+        spread<T>(pts_, ker_, shape_, cv, nvec, grid_.data(), nthreads_, scratch_);
+        t_spread += t.lap_ms();
+        fft.execute();
+        t_fft += t.lap_ms();
+        deconv_.grid_to_modes(grid_.data(), fv, nvec, nthreads_);
+        t_deconv += t.lap_ms();
+      } else {
+        deconv_.modes_to_grid(fv, grid_.data(), nvec, nthreads_);
+        t_deconv += t.lap_ms();
+        fft.execute();
+        t_fft += t.lap_ms();
+        interp<T>(pts_, ker_, shape_, grid_.data(), nvec, cv, nthreads_);
+        t_spread += t.lap_ms();
+      }
+    }
+    if (cfg_.opts.debug > 0)
+      std::fprintf(stderr, "nufftmp cpu: execute type %d: %s %.2f ms, fft %.2f ms, deconv %.2f ms\n",
+                   cfg_.type, cfg_.type == 1 ? "spread" : "interp", t_spread, t_fft, t_deconv);
+  }
+
+  void set_points_host(std::int64_t M, const T* x, const T* y, const T* z) override {
+    set_points(M, x, y, z);
+  }
+  void execute_host(std::complex<T>* c, std::complex<T>* f) override { execute(c, f); }
+  void synchronize() override {}
+
+  std::int64_t num_points() const override { return pts_.M; }
+  Backend backend() const override { return Backend::Cpu; }
+  Method method() const override { return Method::Auto; }
+  MemorySpace memory_space() const override { return MemorySpace::Host; }
+  std::size_t memory_bytes() const override {
+    std::size_t b = grid_bytes() + pts_.bytes();
+    for (const auto& s : scratch_) b += s.capacity() * sizeof(T);
+    return b;
+  }
+
+ private:
+  std::size_t grid_bytes() const {
+    return static_cast<std::size_t>(grid_.size()) * sizeof(std::complex<T>);
+  }
+
+  const PlanConfig& cfg_;
+  int nthreads_;
+  int batch_;
+  KernelEvaluator<T> ker_;
+  Deconvolver<T> deconv_;
+  GridShape<T> shape_;
+  GridBuffer<T> grid_;
+  FftPlan<T> fft_full_, fft_rest_;
+  SortedPoints<T> pts_;
+  std::vector<std::vector<T>> scratch_;  // per-thread subproblem boxes, reused across executes
+};
+
+}  // namespace
+}  // namespace cpu
+
+template <typename T>
+std::unique_ptr<Engine<T>> make_cpu_engine(const PlanConfig& cfg) {
+  try {
+    return std::make_unique<cpu::CpuEngine<T>>(cfg);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory,
+                "CPU engine: out of host memory building the plan (fine grid " +
+                    std::to_string(cfg.num_fine()) + " cells x batch, deconvolution tables)");
+  }
+}
+
+template std::unique_ptr<Engine<float>> make_cpu_engine<float>(const PlanConfig&);
+template std::unique_ptr<Engine<double>> make_cpu_engine<double>(const PlanConfig&);
+
+}  // namespace nufftmp::detail

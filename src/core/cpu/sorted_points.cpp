@@ -1,0 +1,155 @@
+#include "cpu/sorted_points.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#include "common/grid.hpp"
+#include "cpu/kernel_eval.hpp"
+#include "nufftmp/errors.hpp"
+
+namespace nufftmp::detail::cpu {
+
+namespace {
+
+// Bin shapes in fine cells: long in x (the contiguous axis) so that a subproblem's box is a
+// few cache lines wide; small in y/z so that consecutive bins stay close in space.
+constexpr std::int64_t kBinSize[3][3] = {{256, 1, 1}, {32, 8, 1}, {16, 4, 4}};
+// Points per subproblem: enough to amortize zeroing and adding back its box, few enough to
+// keep the box in cache and give every thread several subproblems.
+constexpr std::int64_t kMaxSubproblemPoints = 10000;
+
+template <typename T>
+inline T fold_to_grid(T x, std::int64_t nf) {
+  // Fold in double: a float x scaled to a large grid would otherwise lose the cell fraction.
+  T g = static_cast<T>(fold_rescale<double>(static_cast<double>(x), nf));
+  if (g >= static_cast<T>(nf)) g = T(0);  // rounding to T landed on nf: the same point as 0
+  return g;
+}
+
+}  // namespace
+
+template <typename T>
+void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
+                 const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
+                 SortedPoints<T>& out) {
+  const T* in[3] = {x, y, z};
+  out.M = 0;
+  out.subproblems.clear();
+  out.max_subproblem_cells = 0;
+  try {
+    for (int d = 0; d < 3; ++d) {
+      out.g[d].clear();
+      if (d < dim) out.g[d].resize(static_cast<size_t>(M));
+      out.g[d].shrink_to_fit();
+    }
+    out.perm.resize(static_cast<size_t>(M));
+    out.perm.shrink_to_fit();
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory,
+                "set_points: cannot allocate sorted copies of " + std::to_string(M) + " points (" +
+                    std::to_string(M * (dim * sizeof(T) + 8) / 1e9) + " GB)");
+  }
+  out.M = M;
+  if (M == 0) return;
+
+  const auto* bs = kBinSize[dim - 1];
+  std::int64_t nbins[3] = {1, 1, 1};
+  for (int d = 0; d < dim; ++d) nbins[d] = (nf[d] + bs[d] - 1) / bs[d];
+  const std::int64_t total_bins = nbins[0] * nbins[1] * nbins[2];
+
+  if (!sort) {
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (std::int64_t j = 0; j < M; ++j) {
+      out.perm[j] = j;
+      for (int d = 0; d < dim; ++d) out.g[d][j] = fold_to_grid(in[d][j], nf[d]);
+    }
+  } else {
+    std::vector<std::int64_t> bin, counts;
+    try {
+      bin.resize(static_cast<size_t>(M));
+      counts.assign(static_cast<size_t>(total_bins * nthreads), 0);
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::OutOfMemory, "set_points: cannot allocate the bin sort's " +
+                                              std::to_string(total_bins) + " bins x " +
+                                              std::to_string(nthreads) + " threads");
+    }
+    // One parallel region: the same static split of the points in both passes, so each
+    // thread's private counters become its private write offsets (a stable sort, no atomics,
+    // however the points cluster).
+#pragma omp parallel num_threads(nthreads)
+    {
+      const int nt = omp_get_num_threads();
+      const int t = omp_get_thread_num();
+      const std::int64_t j0 = M * t / nt, j1 = M * (t + 1) / nt;
+      std::int64_t* cnt = counts.data() + t * total_bins;
+      for (std::int64_t j = j0; j < j1; ++j) {
+        std::int64_t b = 0;
+        for (int d = dim - 1; d >= 0; --d) {
+          const T g = fold_to_grid(in[d][j], nf[d]);
+          const std::int64_t bd = std::min(static_cast<std::int64_t>(g) / bs[d], nbins[d] - 1);
+          b = b * nbins[d] + bd;
+        }
+        bin[j] = b;
+        ++cnt[b];
+      }
+#pragma omp barrier
+#pragma omp single
+      {
+        std::int64_t offset = 0;
+        for (std::int64_t b = 0; b < total_bins; ++b)
+          for (int tt = 0; tt < nt; ++tt) {
+            const std::int64_t c = counts[tt * total_bins + b];
+            counts[tt * total_bins + b] = offset;
+            offset += c;
+          }
+      }  // implicit barrier
+      for (std::int64_t j = j0; j < j1; ++j) {
+        const std::int64_t pos = cnt[bin[j]]++;
+        out.perm[pos] = j;
+        for (int d = 0; d < dim; ++d) out.g[d][pos] = fold_to_grid(in[d][j], nf[d]);
+      }
+    }
+  }
+
+  // Subproblems: runs of consecutive sorted points, each with its bounding box of cells.
+  const std::int64_t per = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(kMaxSubproblemPoints, (M + nthreads - 1) / nthreads));
+  const std::int64_t nsub = (M + per - 1) / per;
+  out.subproblems.resize(static_cast<size_t>(nsub));
+  std::int64_t max_cells = 0;
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(max : max_cells)
+  for (std::int64_t s = 0; s < nsub; ++s) {
+    Subproblem& sp = out.subproblems[s];
+    sp.begin = s * per;
+    sp.end = std::min(M, sp.begin + per);
+    for (int d = 0; d < 3; ++d) {
+      if (d >= dim) {
+        sp.lo[d] = 0;
+        sp.extent[d] = 1;
+        continue;
+      }
+      std::int64_t lo = first_cell(out.g[d][sp.begin], w), hi = lo;
+      for (std::int64_t j = sp.begin + 1; j < sp.end; ++j) {
+        const std::int64_t i0 = first_cell(out.g[d][j], w);
+        lo = std::min(lo, i0);
+        hi = std::max(hi, i0);
+      }
+      sp.lo[d] = lo;
+      sp.extent[d] = hi - lo + w;
+    }
+    max_cells = std::max(max_cells, sp.cells());
+  }
+  out.max_subproblem_cells = max_cells;
+}
+
+template void sort_points<float>(int, std::int64_t, const float*, const float*, const float*,
+                                 const std::array<std::int64_t, 3>&, int, bool, int,
+                                 SortedPoints<float>&);
+template void sort_points<double>(int, std::int64_t, const double*, const double*,
+                                  const double*, const std::array<std::int64_t, 3>&, int, bool,
+                                  int, SortedPoints<double>&);
+
+}  // namespace nufftmp::detail::cpu
