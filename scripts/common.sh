@@ -20,7 +20,8 @@ JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # Packages the build needs, and some it can use when present.
 NUFFTMP_REQUIRED_PKGS=(cmake g++ make pkg-config libfftw3-dev libopenmpi-dev openmpi-bin
                        libhdf5-dev libgtest-dev python3)
-NUFFTMP_OPTIONAL_PKGS=(ninja-build python3-matplotlib)
+# Optional: their absence is not an error. quickstart.sh adds python3-matplotlib (plots).
+NUFFTMP_OPTIONAL_PKGS=(ninja-build)
 
 log() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
