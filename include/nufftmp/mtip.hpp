@@ -1,0 +1,297 @@
+// M-TIP (multi-tiered iterative phasing) for single-particle X-ray diffraction: the pieces of
+// the reconstruction loop, each usable and testable on its own, and the loop itself.
+//
+// Conventions shared by every piece:
+//  - A volume of side M is stored x fastest, index i <-> signed position/mode k = i - M/2
+//    (integer division; "centred" order, the NUFFT's modeord 0).
+//  - The model is the autocorrelation ac of the density on the M^3 lattice of lags; the
+//    intensity at a scaled reciprocal point x in [-pi, pi)^3 is its Fourier series
+//    I(x) = sum_k ac_k exp(i k.x) (ac is real and even, so the sign does not matter).
+//    Slicing is therefore a 3D type 2 NUFFT and merging inverts it.
+//  - Reciprocal positions q (1/Angstrom) become NUFFT coordinates x = scale * R q, with
+//    scale = pi (1 - 1e-6) / q_max so every pixel of every orientation lies inside (-pi, pi).
+//    exp(i k.x) = exp(2 pi i (k scale / 2 pi).q), so the real-space voxel of the M^3 lattice
+//    is dx = scale / (2 pi) = (1 - 1e-6) / (2 q_max) Angstrom.
+//  - Orientations are unit quaternions (w, x, y, z); image j sees the model at R(q_j) p for
+//    its detector positions p.
+//  - Every function taking an MPI communicator is collective over it; an error on one rank
+//    is thrown as the same nufftmp::Error on every rank.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nufftmp/errors.hpp"
+#include "nufftmp/options.hpp"
+
+namespace nufftmp::mtip {
+
+using Vec3 = std::array<double, 3>;
+
+// ---------------------------------------------------------------- geometry (geometry.cpp)
+struct Quaternion {
+  double w = 1, x = 0, y = 0, z = 0;
+};
+
+Quaternion quat_multiply(const Quaternion& a, const Quaternion& b);
+Quaternion quat_conjugate(const Quaternion& q);
+Quaternion quat_normalized(const Quaternion& q);
+Vec3 quat_rotate(const Quaternion& q, const Vec3& v);
+// Row-major 3x3 rotation matrix of a unit quaternion.
+std::array<double, 9> quat_to_matrix(const Quaternion& q);
+// Angle (radians, in [0, pi]) of the rotation taking a to b; q and -q are the same rotation.
+double quat_angle(const Quaternion& a, const Quaternion& b);
+// Uniform on SO(3) (Shoemake's subgroup algorithm).
+Quaternion random_quaternion(std::mt19937_64& rng);
+// A deterministic near-uniform set of n orientations (super-Fibonacci spiral on S^3).
+std::vector<Quaternion> reference_orientations(std::int64_t n);
+// Largest angle from a random orientation to its nearest member of refs, estimated from
+// `probes` random orientations: the covering radius of the set ("grid spacing").
+double covering_angle(const std::vector<Quaternion>& refs, int probes, std::uint64_t seed);
+
+// A flat detector normal to the beam (beam along +z), centred on it.
+struct Detector {
+  std::int64_t nx = 64, ny = 64;
+  double pixel_size = 1e-4;  // metres
+  double distance = 0.1;     // metres, sample to detector
+  double wavelength = 2.0;   // Angstrom
+};
+// Reciprocal positions q = k_out - k_in (1/Angstrom) on the Ewald sphere, layout [3, ny, nx].
+std::vector<double> pixel_positions_reciprocal(const Detector& det);
+// The scale taking reciprocal positions (layout [3, npix]) into (-pi, pi)^3 for any rotation.
+double reciprocal_scale(const std::vector<double>& positions);
+// NUFFT coordinates of n_orient slices: x[o*npix + p] = scale * (R(orient[o]) p)_x, etc.
+// positions: layout [3, npix].
+template <typename T>
+void slice_points(const std::vector<double>& positions, const Quaternion* orient,
+                  std::int64_t n_orient, double scale, T* x, T* y, T* z);
+
+// ---------------------------------------------------------------- MPI status (mpi_status.cpp)
+// Agreement on status before continuing: every rank passes its own error (empty = ok); if any
+// rank failed, every rank throws Error(code) with the message of the lowest failing rank.
+void agree_on_status(MPI_Comm comm, ErrorCode code, const std::string& local_error);
+// Runs fn on every rank; an exception on any rank is rethrown on all (as above).
+void collective(MPI_Comm comm, const std::function<void()>& fn);
+// Near-equal contiguous share of n items: [first, first + count) for rank of size.
+struct Share {
+  std::int64_t first = 0, count = 0;
+};
+Share share_of(std::int64_t n, int rank, int size);
+
+// ---------------------------------------------------------------- HDF5 data sets (h5io.cpp)
+// File layout (issue 5): intensities [n_images, ny, nx] float, pixel_position_reciprocal
+// [3, ny, nx], optional orientations [n_images, 4] (w, x, y, z), optional volume [M, M, M].
+struct DataInfo {
+  std::int64_t n_images = 0, ny = 0, nx = 0;
+  bool has_orientations = false;
+  bool has_volume = false;
+  std::int64_t volume_M = 0;
+};
+// Collective: every rank opens the file read-only and checks names and shapes.
+DataInfo probe_data(MPI_Comm comm, const std::string& path);
+// Collective: this rank's hyperslab of images [first, first+count) (float, [count, ny, nx]),
+// all pixel positions ([3, ny*nx]), and orientations when present and wanted.
+// NaN/Inf in any of them is an error naming the data set and index.
+struct LocalImages {
+  Share share;
+  std::vector<float> intensities;
+  std::vector<double> positions;
+  std::vector<Quaternion> orientations;  // empty unless asked for
+};
+LocalImages read_local_images(MPI_Comm comm, const std::string& path, const DataInfo& info,
+                              bool with_orientations);
+// Collective: volume [M, M, M] read by every rank (double).
+std::vector<double> read_volume(MPI_Comm comm, const std::string& path,
+                                const std::string& name = "volume");
+
+// Writes one HDF5 file atomically: everything goes to "<path>.tmp", commit() renames it over
+// path. Destroying an uncommitted writer removes the temporary file. Single process.
+class H5Writer {
+ public:
+  explicit H5Writer(const std::string& path);
+  ~H5Writer();
+  H5Writer(const H5Writer&) = delete;
+  H5Writer& operator=(const H5Writer&) = delete;
+  void write(const std::string& name, const std::vector<std::int64_t>& dims, const float* data);
+  void write(const std::string& name, const std::vector<std::int64_t>& dims, const double* data);
+  void write_attribute(const std::string& name, double value);  // on the root group
+  void write_attribute(const std::string& name, const std::string& value);
+  void commit();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+// Reads a scalar attribute of the root group (single process); throws IoFailure when absent.
+double read_attribute(const std::string& path, const std::string& name);
+// Single process: the whole data set as double (any stored float type), with its dims.
+std::vector<double> read_dataset(const std::string& path, const std::string& name,
+                                 std::vector<std::int64_t>* dims = nullptr);
+
+// ---------------------------------------------------------------- simulation (simulate.cpp)
+struct Molecule {
+  std::vector<Vec3> atoms;  // lattice units, about the origin
+  std::vector<double> weight;
+  double sigma = 1.0;  // Gaussian radius, lattice units
+};
+// n_atoms at random in a ball that keeps the autocorrelation inside the M^3 lattice.
+Molecule random_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, std::uint64_t seed);
+// ATOM/HETATM records of a PDB file, centred, converted to lattice units with voxel dx
+// (Angstrom). Throws if the molecule does not fit (autocorrelation inside M^3).
+Molecule pdb_molecule(const std::string& path, double dx, std::int64_t M, double sigma);
+// Density on the M^3 lattice (centred order).
+std::vector<double> density_on_grid(const Molecule& mol, std::int64_t M);
+// |F(x_j)|^2 with F(x) = sum_n rho_n exp(-i n.x), through a 3D type 2 NUFFT.
+template <typename T>
+std::vector<double> diffraction_intensities(const std::vector<double>& density, std::int64_t M,
+                                            std::int64_t n_points, const T* x, const T* y,
+                                            const T* z, double tol, const Options& opts);
+// Replaces each value v by a Poisson draw of mean v.
+void add_poisson_noise(std::vector<float>& values, std::mt19937_64& rng);
+
+// ---------------------------------------------------------------- volumes (volume_ops.cpp)
+// Exact autocorrelation of a density with no wrap-around (support within half the lattice),
+// through zero-padded FFTs: ac_m = sum_n rho_{n+m} rho_n.
+std::vector<double> autocorrelation(const std::vector<double>& density, std::int64_t M);
+// Intensity on the M^3 reciprocal lattice x = 2 pi k / M (centred order) from the ac.
+std::vector<double> intensity_from_ac(const std::vector<double>& ac, std::int64_t M);
+// Pearson correlation of two arrays.
+double correlation(const std::vector<double>& a, const std::vector<double>& b);
+// Best Pearson correlation of rec with ref over circular translations and inversion
+// (rec(-r)); the aligned copy of rec in *aligned when given.
+double aligned_correlation(const std::vector<double>& rec, const std::vector<double>& ref,
+                           std::int64_t M, std::vector<double>* aligned = nullptr);
+
+// ---------------------------------------------------------------- slicing (slicing.cpp)
+// Evaluates a model (M^3 modes, centred order) at slice points: a 3D type 2 NUFFT batched
+// over the points of all orientations of this rank (isign +1).
+template <typename T>
+class Slicer {
+ public:
+  Slicer(std::int64_t M, double tol, const Options& opts = Options());
+  ~Slicer();
+  Slicer(Slicer&&) noexcept;
+  void set_points(std::int64_t n_points, const T* x, const T* y, const T* z);
+  void slice(const std::complex<T>* model, std::complex<T>* values);
+  // Real model in, real part of the slices out (ac is real and even).
+  void slice_real(const std::vector<double>& model, std::vector<T>& values);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---------------------------------------------------------------- merging (merging.cpp)
+struct MergeOptions {
+  double lambda = 1e-3;   // Tikhonov weight, relative to the mean diagonal of A^H D A
+  int max_iter = 200;
+  double tol = 1e-6;      // relative residual of the normal equations
+  double nufft_tol = 0;   // 0: 1e-5 (float) / 1e-9 (double)
+};
+struct MergeReport {
+  int iterations = 0;
+  double residual = 0;      // final relative residual
+  double kernel_ms = 0;     // Toeplitz kernel (type 1 of the weights + FFT)
+  double rhs_ms = 0;        // A^H D b
+  double cg_ms = 0;
+};
+// Solves (A^H D A + lambda_abs I) ac = A^H D b, A the slicing operator of every rank's points;
+// each rank passes its own points, weights and data; the result is the same on every rank.
+// A^H D A is a convolution with the type 1 transform of the weights on the 2M lattice
+// (Toeplitz embedding), applied with FFTs.
+template <typename T>
+class Merger {
+ public:
+  Merger(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts, const Options& opts = Options());
+  ~Merger();
+  Merger(Merger&&) noexcept;
+  // Collective. weights may be null (all ones).
+  void set_points(std::int64_t n_points, const T* x, const T* y, const T* z, const T* weights);
+  // Collective. data: n_points values. ac: in = start (empty: zero), out = solution (real).
+  MergeReport solve(const T* data, std::vector<double>& ac);
+  // The pieces, for tests: A^H D b (collective) and the Toeplitz normal operator (local).
+  void adjoint(const T* data, std::vector<std::complex<double>>& out);
+  void apply_normal(const std::vector<std::complex<double>>& in,
+                    std::vector<std::complex<double>>& out);
+  double weight_sum() const;  // sum of all ranks' weights
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---------------------------------------------------------------- phasing (phasing.cpp)
+struct PhaseOptions {
+  int cycles = 10;             // each: hio_iter HIO steps, er_iter ER steps, shrink-wrap
+  int hio_iter = 40;
+  int er_iter = 10;
+  double beta = 0.9;
+  double shrink_sigma_start = 2.0;  // Gaussian blur of shrink-wrap (voxels), decays to end
+  double shrink_sigma_end = 0.7;
+  double shrink_threshold = 0.12;   // support = blurred > threshold * max
+  std::uint64_t seed = 1;
+};
+struct PhaseResult {
+  std::vector<double> density;  // real, >= 0, centred order
+  std::vector<char> support;
+  double fourier_error = 0;     // || |F| - A || / ||A||
+  int iterations = 0;
+};
+// From the autocorrelation (centred order) to a real, positive density. start: a previous
+// density to continue from (empty: random inside the autocorrelation's support).
+PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& popts,
+                  const std::vector<double>& start = {});
+
+// ---------------------------------------------------------------- matching (matching.cpp)
+struct MatchOptions {
+  std::int64_t batch = 256;  // reference slices computed at a time
+  double nufft_tol = 0;      // 0: 1e-5 (float) / 1e-9 (double)
+};
+struct MatchReport {
+  double slicing_ms = 0, gemm_ms = 0;
+};
+// For each local image (n_images x npix, row-major), the index of the reference orientation
+// whose model slice is nearest in least squares (min ||s_r||^2 - 2 b.s_r). Local work only.
+template <typename T>
+std::vector<std::int64_t> match_orientations(const std::vector<double>& model, std::int64_t M,
+                                             const std::vector<Quaternion>& refs,
+                                             const std::vector<double>& positions, double scale,
+                                             const float* images, std::int64_t n_images,
+                                             const MatchOptions& mopts, const Options& opts,
+                                             MatchReport* report = nullptr);
+
+// ---------------------------------------------------------------- the loop (reconstruct.cpp)
+struct ReconstructOptions {
+  std::string input, output, checkpoint;  // checkpoint "" = <output>.ckpt.h5
+  bool known_orientations = false;
+  int generations = 5;
+  std::int64_t M = 0;  // 0: volume size of the input if present, else 33
+  std::int64_t n_ref = 2000;
+  bool resume = false;
+  bool use_double = false;
+  MergeOptions merge;
+  PhaseOptions phase;
+  MatchOptions match;
+  Options nufft;
+  std::uint64_t seed = 7;
+  bool verbose = true;  // progress lines on rank 0
+};
+struct GenerationReport {
+  int generation = 0;
+  double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
+  int cg_iterations = 0;
+  double cg_residual = 0, fourier_error = 0;
+  double correlation = -2;  // with the ground truth when present, else -2
+};
+// Collective. Runs the generations, writes output (and the checkpoint) every generation.
+std::vector<GenerationReport> reconstruct(MPI_Comm comm, const ReconstructOptions& ropts);
+
+}  // namespace nufftmp::mtip

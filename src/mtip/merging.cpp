@@ -1,0 +1,228 @@
+// Merging: the model ac that best explains every rank's images at their slice points,
+//   (A^H D A + lambda W I) ac = A^H D b,     A = type 2 NUFFT (slicing), W = sum of weights.
+// A^H D A is a Toeplitz operator: (A^H D A f)_k = sum_k' T_{k-k'} f_k' with
+// T_m = sum_j w_j exp(-i m.x_j), m in [-M, M)^3, a type 1 NUFFT of the weights onto the 2M
+// lattice. Embedded in a 2M-periodic circular convolution it costs two FFTs per CG step, and
+// T is computed once per orientation set. Each rank's partial T and A^H D b are summed over
+// the communicator, so every image counts on every rank.
+//
+// Friedel symmetry: the model is a real, even autocorrelation, so I(x) = I(-x). Counting each
+// measurement also at -x with half weight turns T and A^H D b into their real parts (at no
+// extra NUFFT cost) and makes the CG solution real and even.
+#include <chrono>
+#include <climits>
+#include <cmath>
+
+#include "fft3d.hpp"
+#include "nufftmp/mtip.hpp"
+#include "nufftmp/plan.hpp"
+
+namespace nufftmp::mtip {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n) {
+  // Chunked: MPI counts are int.
+  const std::int64_t chunk = INT_MAX / 2;
+  for (std::int64_t off = 0; off < n; off += chunk) {
+    const int cnt = static_cast<int>(std::min(chunk, n - off));
+    const int rc = MPI_Allreduce(MPI_IN_PLACE, v + off, cnt, MPI_DOUBLE, MPI_SUM, comm);
+    if (rc != MPI_SUCCESS)
+      throw Error(ErrorCode::MpiFailure,
+                  "MPI_Allreduce in merging failed with code " + std::to_string(rc));
+  }
+}
+
+double default_tol(double requested, bool is_float) {
+  return requested > 0 ? requested : (is_float ? 1e-5 : 1e-9);
+}
+
+inline std::int64_t wrap(std::int64_t k, std::int64_t L) { return ((k % L) + L) % L; }
+}  // namespace
+
+template <typename T>
+struct Merger<T>::Impl {
+  MPI_Comm comm;
+  std::int64_t M, L;
+  MergeOptions mopts;
+  Options opts;
+  double tol;
+  Plan<T> adjoint_plan;  // type 1 onto the M^3 model, isign -1 (A^H)
+  std::int64_t n_points = 0;
+  std::vector<T> weights;
+  std::vector<std::complex<double>> kernel_hat;  // FFT of Re(T) on the 2M lattice, / L^3
+  detail::Fft3d<double> conv;
+  double weight_sum = 0;
+  double kernel_ms = 0;
+
+  Impl(MPI_Comm c, std::int64_t M_, const MergeOptions& mo, const Options& o)
+      : comm(c),
+        M(M_),
+        L(2 * M_),
+        mopts(mo),
+        opts(centred(o)),
+        tol(default_tol(mo.nufft_tol, sizeof(T) == 4)),
+        adjoint_plan(1, {M_, M_, M_}, -1, 1, tol, opts),
+        conv(2 * M_, 2 * M_, 2 * M_) {}
+  static Options centred(Options o) {
+    o.modeord = 0;
+    return o;
+  }
+  std::int64_t model_size() const { return M * M * M; }
+};
+
+template <typename T>
+Merger<T>::Merger(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts, const Options& opts) {
+  collective(comm, [&] {
+    if (M < 2) throw Error(ErrorCode::InvalidArgument, "M = " + std::to_string(M) + " (>= 2)");
+    if (!(mopts.lambda >= 0))
+      throw Error(ErrorCode::InvalidArgument, "lambda = " + std::to_string(mopts.lambda));
+    impl_ = std::make_unique<Impl>(comm, M, mopts, opts);
+  });
+}
+template <typename T>
+Merger<T>::~Merger() = default;
+template <typename T>
+Merger<T>::Merger(Merger&&) noexcept = default;
+
+template <typename T>
+void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const T* z,
+                           const T* weights) {
+  Impl& s = *impl_;
+  const auto t0 = Clock::now();
+  std::vector<double> kernel(static_cast<std::size_t>(2 * s.L * s.L * s.L), 0.0);
+  collective(s.comm, [&] {
+    s.n_points = n_points;
+    s.weights.assign(static_cast<std::size_t>(n_points), T(1));
+    if (weights) std::copy(weights, weights + n_points, s.weights.begin());
+    s.adjoint_plan.set_points_host(n_points, x, y, z);
+    // The weights' type 1 transform on the 2M lattice, in FFT order so that index = m mod 2M.
+    // The plan lives only here: its fine grid (4M)^3 is the largest buffer of merging.
+    Options o = s.opts;
+    o.modeord = 1;
+    Plan<T> kplan(1, {s.L, s.L, s.L}, -1, 1, s.tol, o);
+    kplan.set_points_host(n_points, x, y, z);
+    std::vector<std::complex<T>> c(s.weights.begin(), s.weights.end());
+    std::vector<std::complex<T>> f(static_cast<std::size_t>(s.L * s.L * s.L));
+    kplan.execute_host(c.data(), f.data());
+    for (std::size_t i = 0; i < f.size(); ++i) kernel[i] = f[i].real();  // Friedel: Re(T)
+    double wsum = 0;
+    for (auto w : s.weights) wsum += w;
+    kernel[f.size()] = wsum;  // rides along in the same reduction
+  });
+  const std::int64_t nk = s.L * s.L * s.L;
+  allreduce_sum(s.comm, kernel.data(), nk + 1);
+  s.weight_sum = kernel[nk];
+  s.kernel_hat.resize(static_cast<std::size_t>(nk));
+  for (std::int64_t i = 0; i < nk; ++i) s.conv.data()[i] = kernel[i];
+  s.conv.forward();
+  const double norm = 1.0 / static_cast<double>(nk);  // FFTW's round trip scales by L^3
+  for (std::int64_t i = 0; i < nk; ++i) s.kernel_hat[i] = s.conv.data()[i] * norm;
+  s.kernel_ms = ms_since(t0);
+}
+
+template <typename T>
+double Merger<T>::weight_sum() const {
+  return impl_->weight_sum;
+}
+
+template <typename T>
+void Merger<T>::adjoint(const T* data, std::vector<std::complex<double>>& out) {
+  Impl& s = *impl_;
+  const std::int64_t n = s.model_size();
+  std::vector<double> buf(static_cast<std::size_t>(n), 0.0);
+  collective(s.comm, [&] {
+    std::vector<std::complex<T>> c(static_cast<std::size_t>(s.n_points));
+    for (std::int64_t j = 0; j < s.n_points; ++j) c[j] = s.weights[j] * data[j];
+    std::vector<std::complex<T>> f(static_cast<std::size_t>(n));
+    s.adjoint_plan.execute_host(c.data(), f.data());
+    for (std::int64_t i = 0; i < n; ++i) buf[i] = f[i].real();  // Friedel: Re(A^H D b)
+  });
+  allreduce_sum(s.comm, buf.data(), n);
+  out.assign(buf.begin(), buf.end());
+}
+
+template <typename T>
+void Merger<T>::apply_normal(const std::vector<std::complex<double>>& in,
+                             std::vector<std::complex<double>>& out) {
+  Impl& s = *impl_;
+  const std::int64_t M = s.M, L = s.L, h = M / 2;
+  std::complex<double>* g = s.conv.data();
+  std::fill(g, g + s.conv.size(), std::complex<double>(0));
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i)
+        g[(wrap(k - h, L) * L + wrap(j - h, L)) * L + wrap(i - h, L)] = in[(k * M + j) * M + i];
+  s.conv.forward();
+  for (std::int64_t i = 0; i < s.conv.size(); ++i) g[i] *= s.kernel_hat[i];
+  s.conv.backward();
+  out.resize(in.size());
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i)
+        out[(k * M + j) * M + i] = g[(wrap(k - h, L) * L + wrap(j - h, L)) * L + wrap(i - h, L)];
+}
+
+template <typename T>
+MergeReport Merger<T>::solve(const T* data, std::vector<double>& ac) {
+  Impl& s = *impl_;
+  MergeReport rep;
+  rep.kernel_ms = s.kernel_ms;
+  const std::int64_t n = s.model_size();
+  auto t0 = Clock::now();
+  std::vector<std::complex<double>> b;
+  adjoint(data, b);
+  rep.rhs_ms = ms_since(t0);
+  t0 = Clock::now();
+  // Every rank runs the same CG on the same (reduced) arrays: no communication inside.
+  const double lam = s.mopts.lambda * s.weight_sum;
+  std::vector<std::complex<double>> x(static_cast<std::size_t>(n), 0.0), r(b), p, Ap;
+  if (static_cast<std::int64_t>(ac.size()) == n) {
+    for (std::int64_t i = 0; i < n; ++i) x[i] = ac[i];
+    apply_normal(x, Ap);
+    for (std::int64_t i = 0; i < n; ++i) r[i] = b[i] - Ap[i] - lam * x[i];
+  }
+  auto dot = [&](const std::vector<std::complex<double>>& a,
+                 const std::vector<std::complex<double>>& c) {
+    double sum = 0;  // real part suffices: the operator is Hermitian positive definite
+    for (std::int64_t i = 0; i < n; ++i) sum += (std::conj(a[i]) * c[i]).real();
+    return sum;
+  };
+  const double bnorm = std::sqrt(dot(b, b));
+  p = r;
+  double rr = dot(r, r);
+  int it = 0;
+  if (bnorm > 0) {
+    while (it < s.mopts.max_iter && std::sqrt(rr) > s.mopts.tol * bnorm) {
+      apply_normal(p, Ap);
+      for (std::int64_t i = 0; i < n; ++i) Ap[i] += lam * p[i];
+      const double pAp = dot(p, Ap);
+      if (!(pAp > 0)) break;  // breakdown: p is (numerically) in the null space
+      const double alpha = rr / pAp;
+      for (std::int64_t i = 0; i < n; ++i) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * Ap[i];
+      }
+      const double rr_new = dot(r, r);
+      const double beta = rr_new / rr;
+      rr = rr_new;
+      for (std::int64_t i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
+      ++it;
+    }
+  }
+  rep.iterations = it;
+  rep.residual = bnorm > 0 ? std::sqrt(rr) / bnorm : 0.0;
+  ac.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) ac[i] = x[i].real();
+  rep.cg_ms = ms_since(t0);
+  return rep;
+}
+
+template class Merger<float>;
+template class Merger<double>;
+
+}  // namespace nufftmp::mtip
