@@ -1,0 +1,304 @@
+// The CUDA engine: owns the device buffers, the cuFFT plans and the sorted points of one plan,
+// and orders every step of set_points/execute on the plan's stream (Options::cuda_stream) on
+// the plan's device (Options::gpu_device), restoring the caller's device on return.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/checks.hpp"
+#include "common/grid.hpp"
+#include "cuda/bin_sort.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/cufft_plan.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_guard.hpp"
+#include "cuda/heuristics.hpp"
+#include "cuda/launch.hpp"
+#include "engine.hpp"
+
+namespace nufftmp::detail {
+
+namespace {
+
+int resolve_device(int requested) {
+  int count = 0;
+  NUFFTMP_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (requested < 0) {
+    int cur = 0;
+    NUFFTMP_CUDA_TRY(cudaGetDevice(&cur));
+    return cur;
+  }
+  if (requested >= count)
+    throw Error(ErrorCode::InvalidArgument, "gpu_device = " + std::to_string(requested) +
+                                                " but only " + std::to_string(count) +
+                                                " CUDA device(s) are visible");
+  return requested;
+}
+
+template <typename T>
+class CudaEngine final : public Engine<T> {
+ public:
+  explicit CudaEngine(const PlanConfig& cfg)
+      : cfg_(cfg),
+        device_(resolve_device(cfg.opts.gpu_device)),
+        stream_(static_cast<cudaStream_t>(cfg.opts.cuda_stream)) {
+    DeviceGuard guard(device_);
+    for (int d = 0; d < cfg_.dim; ++d)
+      if (cfg_.nf[d] >= (std::int64_t(1) << 31))
+        throw Error(ErrorCode::NotAvailable,
+                    "fine grid size " + std::to_string(cfg_.nf[d]) + " along axis " +
+                        std::to_string(d) + " is beyond the CUDA engine's per-axis limit 2^31 - 1");
+    props_ = query_device(device_);
+    choice_ = choose_method<T>(cfg_, props_);
+    if (!choice_.note.empty() && cfg_.opts.debug > 0) std::cerr << "nufftmp: " << choice_.note << "\n";
+
+    const KernelSpec& k = cfg_.kernel;
+    coeffs_ = KernelCoeffs<T>{};
+    coeffs_.degree = k.degree;
+    coeffs_.w = k.w;
+    for (std::size_t i = 0; i < k.horner.size(); ++i) coeffs_.c[i] = static_cast<T>(k.horner[i]);
+
+    for (int d = 0; d < 3; ++d) grid_.nf[d] = static_cast<std::int32_t>(cfg_.nf[d]);
+    grid_.total = cfg_.num_fine();
+    const int want = cfg_.opts.maxbatchsize > 0 ? cfg_.opts.maxbatchsize : 8;
+    batch_ = std::min(want, cfg_.ntransf);
+
+    fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
+                 "the fine grid");
+    build_deconv_tables();
+    fft_ = CufftPlan<T>(cfg_.dim, cfg_.nf, batch_, device_, stream_);
+    const int tail = cfg_.ntransf % batch_;
+    if (tail != 0) fft_tail_ = CufftPlan<T>(cfg_.dim, cfg_.nf, tail, device_, stream_);
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));  // host tables must outlive their copies
+    if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
+  }
+
+  void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
+    if (M < 0)
+      throw Error(ErrorCode::InvalidArgument, "number of points M = " + std::to_string(M) + " < 0");
+    const T* c[3] = {x, y, z};
+    for (int d = 0; d < cfg_.dim; ++d) require_pointer(c[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
+    DeviceGuard guard(device_);
+    PointPrepRequest req{cfg_.dim, cfg_.kernel.w, grid_, choice_.bins,
+                         choice_.method != Method::GM, choice_.maxsub, device_, stream_};
+    points_ready_ = false;
+    const std::int64_t bad = prepare_points<T>(req, M, x, y, z, pts_);
+    if (bad >= 0) report_bad_point(bad, c);
+    points_ready_ = true;
+  }
+
+  void execute(std::complex<T>* c, std::complex<T>* f) override {
+    const std::int64_t M = pts_.M;
+    require_pointer(c, M * cfg_.ntransf, "c");
+    require_pointer(f, cfg_.num_modes() * cfg_.ntransf, "f");
+    if (!points_ready_)
+      throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
+    DeviceGuard guard(device_);
+    DeconvView<T> dv = deconv_view();
+    for (int v0 = 0; v0 < cfg_.ntransf; v0 += batch_) {
+      const int nv = std::min(batch_, cfg_.ntransf - v0);
+      std::complex<T>* cb = c + std::int64_t(v0) * M;
+      std::complex<T>* fb = f + std::int64_t(v0) * cfg_.num_modes();
+      auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
+      const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
+      SpreadLaunch<T> a = launch_args(nv, cb, fw);
+      if (cfg_.type == 1) {
+        NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw, 0, sizeof(std::complex<T>) * nv * grid_.total, stream_));
+        switch (choice_.method) {
+          case Method::SM: spread_sm<T>(a, coeffs_); break;
+          case Method::Output: spread_output<T>(a, coeffs_); break;
+          default: spread_gm<T>(a, coeffs_); break;
+        }
+        fft.execute(fw, cfg_.isign);
+        deconvolve_type1<T>(dv, fw, fb, nv, stream_);
+      } else {
+        pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
+        fft.execute(fw, cfg_.isign);
+        if (choice_.method == Method::SM) interp_sm<T>(a, coeffs_);
+        else interp_gm<T>(a, coeffs_);
+      }
+    }
+  }
+
+  void set_points_host(std::int64_t M, const T* x, const T* y, const T* z) override {
+    if (M < 0)
+      throw Error(ErrorCode::InvalidArgument, "number of points M = " + std::to_string(M) + " < 0");
+    const T* h[3] = {x, y, z};
+    for (int d = 0; d < cfg_.dim; ++d) require_pointer(h[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
+    DeviceGuard guard(device_);
+    std::array<DeviceBuffer<T>, 3> dbuf;
+    const T* dp[3] = {nullptr, nullptr, nullptr};
+    for (int d = 0; d < cfg_.dim; ++d) {
+      dbuf[d].allocate(M, device_, stream_, "point coordinates (host copy)");
+      if (M > 0)
+        NUFFTMP_CUDA_TRY(cudaMemcpyAsync(dbuf[d].get(), h[d], sizeof(T) * M,
+                                         cudaMemcpyHostToDevice, stream_));
+      dp[d] = dbuf[d].get();
+    }
+    set_points(M, dp[0], dp[1], dp[2]);  // a bad point names the same index as the host array
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
+  }
+
+  void execute_host(std::complex<T>* c, std::complex<T>* f) override {
+    const std::int64_t M = pts_.M;
+    const std::int64_t nc = M * cfg_.ntransf, nm = cfg_.num_modes() * cfg_.ntransf;
+    require_pointer(c, nc, "c");
+    require_pointer(f, nm, "f");
+    if (!points_ready_)
+      throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
+    DeviceGuard guard(device_);
+    DeviceBuffer<std::complex<T>> dc(nc, device_, stream_, "strengths c (host copy)");
+    DeviceBuffer<std::complex<T>> df(nm, device_, stream_, "modes f (host copy)");
+    const auto h2d = cudaMemcpyHostToDevice, d2h = cudaMemcpyDeviceToHost;
+    if (cfg_.type == 1 && nc > 0)
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(dc.get(), c, sizeof(std::complex<T>) * nc, h2d, stream_));
+    if (cfg_.type == 2)
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(df.get(), f, sizeof(std::complex<T>) * nm, h2d, stream_));
+    execute(dc.get(), df.get());
+    if (cfg_.type == 1)
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(f, df.get(), sizeof(std::complex<T>) * nm, d2h, stream_));
+    if (cfg_.type == 2 && nc > 0)
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(c, dc.get(), sizeof(std::complex<T>) * nc, d2h, stream_));
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
+  }
+
+  void synchronize() override {
+    DeviceGuard guard(device_);
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
+  }
+
+  std::int64_t num_points() const override { return pts_.M; }
+  Backend backend() const override { return Backend::Cuda; }
+  Method method() const override { return choice_.method; }
+  MemorySpace memory_space() const override { return MemorySpace::Device; }
+  std::size_t memory_bytes() const override {
+    std::size_t b = fw_.bytes() + pts_.bytes() + fft_.work_bytes() + fft_tail_.work_bytes();
+    for (int d = 0; d < 3; ++d)
+      b += fine_of_out_[d].bytes() + out_of_fine_[d].bytes() + factor_[d].bytes();
+    return b;
+  }
+
+ private:
+  std::string describe_choice() const {
+    std::string s = std::string("method ") + method_name(choice_.method) + ", bins";
+    for (int d = 0; d < cfg_.dim; ++d) s += (d ? "x" : " ") + std::to_string(choice_.bins.size[d]);
+    s += ", maxsub " + std::to_string(choice_.maxsub) + ", np " + std::to_string(choice_.np) +
+         ", shared " + std::to_string(choice_.shared_bytes) + " B, batch " + std::to_string(batch_);
+    return s;
+  }
+
+  SpreadLaunch<T> launch_args(int nv, std::complex<T>* c, std::complex<T>* fw) const {
+    SpreadLaunch<T> a{};
+    a.dim = cfg_.dim;
+    a.w = cfg_.kernel.w;
+    a.pts = pts_.view();
+    a.grid = grid_;
+    a.bins = choice_.bins;
+    a.subs = pts_.subproblems.get();
+    a.num_subs = pts_.num_subproblems;
+    a.points_per_batch = choice_.np;
+    a.threads = choice_.threads;
+    a.nvec = nv;
+    a.c = c;
+    a.fw = fw;
+    a.stream = stream_;
+    return a;
+  }
+
+  // Host tables for the fused deconvolution, copied once.
+  void build_deconv_tables() {
+    for (int d = 0; d < 3; ++d) {
+      const std::int64_t N = cfg_.N[d], nf = cfg_.nf[d];
+      std::vector<std::int32_t> fine(N);
+      std::vector<T> fac(N);
+      std::vector<std::int32_t> out(nf, -1);
+      for (std::int64_t i = 0; i < N; ++i) {
+        const std::int64_t k = mode_of_output_index(i, N, cfg_.opts.modeord);
+        const std::int64_t l = (d < cfg_.dim) ? fine_index_of_mode(k, nf) : 0;
+        fine[i] = static_cast<std::int32_t>(l);
+        fac[i] = static_cast<T>(1.0 / cfg_.phihat[d][static_cast<std::size_t>(k < 0 ? -k : k)]);
+        out[l] = static_cast<std::int32_t>(i);
+      }
+      fine_of_out_[d].allocate(N, device_, stream_, "deconvolution tables");
+      factor_[d].allocate(N, device_, stream_, "deconvolution tables");
+      out_of_fine_[d].allocate(nf, device_, stream_, "deconvolution tables");
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(fine_of_out_[d].get(), fine.data(), N * sizeof(std::int32_t),
+                                       cudaMemcpyHostToDevice, stream_));
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(factor_[d].get(), fac.data(), N * sizeof(T),
+                                       cudaMemcpyHostToDevice, stream_));
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(out_of_fine_[d].get(), out.data(), nf * sizeof(std::int32_t),
+                                       cudaMemcpyHostToDevice, stream_));
+      // The copies read the host vectors: wait before they go out of scope.
+      NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
+    }
+  }
+
+  DeconvView<T> deconv_view() const {
+    DeconvView<T> v{};
+    for (int d = 0; d < 3; ++d) {
+      v.fine_of_out[d] = fine_of_out_[d].get();
+      v.factor[d] = factor_[d].get();
+      v.out_of_fine[d] = out_of_fine_[d].get();
+      v.N[d] = cfg_.N[d];
+    }
+    v.grid = grid_;
+    return v;
+  }
+
+  [[noreturn]] void report_bad_point(std::int64_t j, const T* const* coords) {
+    points_ready_ = false;
+    const char axes[3] = {'x', 'y', 'z'};
+    for (int d = 0; d < cfg_.dim; ++d) {
+      T v{};
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(&v, coords[d] + j, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+      NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
+      const double dv = static_cast<double>(v);
+      if (!(dv >= -kFoldLimit && dv < kFoldLimit))
+        throw Error(ErrorCode::BadPoints, bad_point_message(axes[d], j, dv));
+    }
+    throw Error(ErrorCode::Internal, "point " + std::to_string(j) + " flagged bad on the device");
+  }
+
+  const PlanConfig& cfg_;
+  int device_;
+  cudaStream_t stream_;
+  DeviceProps props_;
+  MethodChoice choice_;
+  KernelCoeffs<T> coeffs_{};
+  GridView grid_{};
+  int batch_ = 1;
+  DeviceBuffer<std::complex<T>> fw_;
+  CufftPlan<T> fft_, fft_tail_;
+  std::array<DeviceBuffer<std::int32_t>, 3> fine_of_out_, out_of_fine_;
+  std::array<DeviceBuffer<T>, 3> factor_;
+  SortedPoints<T> pts_;
+  bool points_ready_ = false;  // set_points succeeded (M = 0 is a valid point set)
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+  if (cuda_device_count_impl() == 0)
+    throw Error(ErrorCode::NotAvailable, "backend = cuda requested, but no CUDA device is visible");
+  return std::make_unique<CudaEngine<T>>(cfg);
+}
+
+int cuda_device_count_impl() noexcept {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+template std::unique_ptr<Engine<float>> make_cuda_engine<float>(const PlanConfig&);
+template std::unique_ptr<Engine<double>> make_cuda_engine<double>(const PlanConfig&);
+
+}  // namespace nufftmp::detail

@@ -1,0 +1,69 @@
+// Plain-data snapshots of a plan that kernels receive by value: no owning types, no virtuals,
+// readable by the host compiler (the engine fills them) and by nvcc (kernels read them).
+#pragma once
+
+#include <cstdint>
+
+#include "common/kernel.hpp"
+
+namespace nufftmp::detail {
+
+// Horner coefficients of the kernel in working precision: c[p * w + j] multiplies s^(degree-p)
+// on interval j (the layout of KernelSpec::horner). Passed as a kernel parameter: it lives in
+// the constant bank, every thread reads the same word at the same time.
+template <typename T>
+struct KernelCoeffs {
+  T c[(kMaxHornerDegree + 1) * kMaxWidth];
+  int degree;
+  int w;
+};
+
+// Points after set_points, in processing order (bin-sorted, or user order without sorting).
+// Per dimension: i0 = first fine-grid cell the kernel touches (exact integer; may be negative
+// by up to w/2) and s in [-1, 1), the Horner argument. Splitting the fine-grid coordinate into
+// an integer and a small fraction keeps float exact on grids past 2^24 cells.
+template <typename T>
+struct PointsView {
+  const std::int32_t* i0[3];
+  const T* s[3];
+  const std::int64_t* perm;  // processing position -> user index; nullptr = identity
+  std::int64_t M;
+};
+
+struct GridView {
+  std::int32_t nf[3];  // fine grid per dim (1 for unused dims); each < 2^31
+  std::int64_t total;  // prod(nf)
+};
+
+struct BinView {
+  std::int32_t size[3];   // bin size in fine-grid cells (1 for unused dims)
+  std::int32_t count[3];  // bins per dim
+  std::int64_t total;
+};
+
+// A shared-memory copy of one bin plus its kernel halo: width = bin + 2 * pad per used dim,
+// with an odd row stride so rows of a stencil land in different banks.
+struct TileView {
+  std::int32_t width[3];
+  std::int32_t stride0;  // >= width[0]
+  std::int32_t pad;      // ceil(w / 2)
+  std::int64_t cells;    // stride0 * width[1] * width[2]: one real plane
+};
+
+inline TileView make_tile(int dim, int w, const BinView& bins) {
+  TileView t{};
+  t.pad = (w + 1) / 2;
+  for (int d = 0; d < 3; ++d) t.width[d] = d < dim ? bins.size[d] + 2 * t.pad : 1;
+  t.stride0 = (dim > 1) ? (t.width[0] | 1) : t.width[0];
+  t.cells = std::int64_t(t.stride0) * t.width[1] * t.width[2];
+  return t;
+}
+
+// Up to maxsubprobsize consecutive sorted points of one bin.
+struct Subproblem {
+  std::int64_t start;  // first sorted position
+  std::int32_t count;
+  std::int32_t bin;
+};
+
+}  // namespace nufftmp::detail

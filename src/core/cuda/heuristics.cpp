@@ -1,0 +1,118 @@
+#include "cuda/heuristics.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <string>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/launch.hpp"
+
+namespace nufftmp::detail {
+
+DeviceProps query_device(int device) {
+  cudaDeviceProp p{};
+  NUFFTMP_CUDA_TRY(cudaGetDeviceProperties(&p, device));
+  DeviceProps d;
+  d.name = p.name;
+  d.sm_count = p.multiProcessorCount;
+  d.smem_optin = p.sharedMemPerBlockOptin;
+  d.smem_per_sm = p.sharedMemPerMultiprocessor;
+  d.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+  d.cc_major = p.major;
+  return d;
+}
+
+BinView make_bins(int dim, const std::array<std::int64_t, 3>& nf, const int size[3]) {
+  BinView b{};
+  b.total = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (d < dim) {
+      b.size[d] = static_cast<std::int32_t>(std::min<std::int64_t>(std::max(size[d], 1), nf[d]));
+      b.count[d] = static_cast<std::int32_t>((nf[d] + b.size[d] - 1) / b.size[d]);
+    } else {
+      b.size[d] = 1;
+      b.count[d] = 1;
+    }
+    b.total *= b.count[d];
+  }
+  return b;
+}
+
+namespace {
+
+// Starting bin sizes. GM-sort only sorts with them (long x-runs keep neighbouring threads on
+// neighbouring cache lines); the tiled methods aim at tiles of a few tens of KB so several
+// blocks share an SM (filling shared memory costs occupancy: benchmarks.md).
+void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
+  bs[0] = bs[1] = bs[2] = 1;
+  if (m == Method::GM || m == Method::GMSort) {
+    if (dim == 1) bs[0] = 1024;
+    if (dim == 2) bs[0] = bs[1] = 32;
+    if (dim == 3) { bs[0] = bs[1] = 16; bs[2] = 2; }
+    return;
+  }
+  if (dim == 1) bs[0] = 1024;
+  if (dim == 2) bs[0] = bs[1] = 32;
+  if (dim == 3) bs[0] = bs[1] = bs[2] = (tsize == 8 && w > 12) ? 4 : 8;
+}
+
+template <typename T>
+std::size_t tile_bytes(Method m, int dim, int w, const BinView& b, int np) {
+  if (m == Method::Output) return spread_output_shared_bytes<T>(dim, w, b, np);
+  return spread_sm_shared_bytes<T>(dim, w, b);
+}
+
+}  // namespace
+
+template <typename T>
+MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props) {
+  const Options& o = cfg.opts;
+  const int dim = cfg.dim, w = cfg.kernel.w;
+  MethodChoice ch;
+  Method m = o.method;
+  if (m == Method::Auto) {
+    if (!o.sort) m = Method::GM;
+    else if (cfg.type == 1) m = Method::Output;
+    else m = Method::GMSort;
+  }
+  if (cfg.type == 2 && m == Method::Output) m = Method::GMSort;  // best interpolator measured
+  ch.method = m;
+  int bs[3];
+  default_bins(m, dim, w, sizeof(T), bs);
+  for (int d = 0; d < dim; ++d)
+    if (o.binsize[d] > 0) bs[d] = o.binsize[d];
+  ch.bins = make_bins(dim, cfg.nf, bs);
+  if (m == Method::GM || m == Method::GMSort) return ch;
+
+  ch.maxsub = o.maxsubprobsize > 0 ? o.maxsubprobsize : 1024;
+  ch.np = o.points_per_block > 0 ? o.points_per_block : (dim == 3 ? 64 : dim == 2 ? 128 : 256);
+  const Method tiled = (cfg.type == 2) ? Method::SM : m;
+  // Shrink the largest bin side until the tile fits the opt-in shared memory.
+  for (;;) {
+    ch.shared_bytes = tile_bytes<T>(tiled, dim, w, ch.bins, ch.np);
+    if (ch.shared_bytes <= props.smem_optin) return ch;
+    int big = 0;
+    for (int d = 1; d < dim; ++d)
+      if (ch.bins.size[d] > ch.bins.size[big]) big = d;
+    if (ch.bins.size[big] <= 2) break;
+    bs[0] = ch.bins.size[0];
+    bs[1] = ch.bins.size[1];
+    bs[2] = ch.bins.size[2];
+    bs[big] = bs[big] / 2;
+    ch.bins = make_bins(dim, cfg.nf, bs);
+  }
+  MethodChoice fb;
+  fb.method = Method::GMSort;
+  default_bins(Method::GMSort, dim, w, sizeof(T), bs);
+  fb.bins = make_bins(dim, cfg.nf, bs);
+  fb.note = std::string("method ") + (m == Method::SM ? "sm" : "output") + " needs " +
+            std::to_string(ch.shared_bytes) + " B of shared memory per block (device allows " +
+            std::to_string(props.smem_optin) + " B); using gm-sort";
+  return fb;
+}
+
+template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&);
+template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&);
+
+}  // namespace nufftmp::detail

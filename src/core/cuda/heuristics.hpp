@@ -1,0 +1,46 @@
+// Choosing the method, bin sizes and points per block from the device's properties, the
+// dimension, kernel width and precision. Pure host logic (no kernels): unit-testable.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/plan_config.hpp"
+#include "cuda/device_views.hpp"
+#include "nufftmp/options.hpp"
+
+namespace nufftmp::detail {
+
+struct DeviceProps {
+  std::string name;
+  int sm_count = 0;
+  std::size_t smem_optin = 0;   // opt-in shared memory per block
+  std::size_t smem_per_sm = 0;
+  std::size_t l2_bytes = 0;
+  int cc_major = 0;
+};
+
+DeviceProps query_device(int device);
+
+struct MethodChoice {
+  Method method = Method::GMSort;
+  BinView bins{};
+  int maxsub = 0;      // SM / Output subproblem size (0 = no subproblems)
+  int np = 0;          // Output: points staged per round
+  int threads = 256;
+  std::size_t shared_bytes = 0;
+  std::string note;    // why a fallback happened (empty otherwise)
+};
+
+// Resolves Options::method (Auto, or a method the type does not have) and the launch
+// parameters; honours Options::binsize / maxsubprobsize / points_per_block; falls back to
+// GM-sort when a tile cannot fit in shared memory.
+template <typename T>
+MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props);
+
+// The bin layout for given sizes (sizes clamped to the fine grid).
+BinView make_bins(int dim, const std::array<std::int64_t, 3>& nf, const int size[3]);
+
+}  // namespace nufftmp::detail

@@ -1,0 +1,178 @@
+// The CUDA engine's life cycle and errors: batches, re-set points, device pointers on a user
+// stream, device choice, bad points found on the device, out-of-memory without leaks.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/reference_check.hpp"
+#include "common/test_data.hpp"
+#include "nufftmp/plan.hpp"
+
+namespace nufftmp::test {
+namespace {
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+Options cuda_opts(Method m = Method::Auto) {
+  Options o;
+  o.backend = Backend::Cuda;
+  o.method = m;
+  return o;
+}
+
+// ntransf = 5 with maxbatchsize 2 (two full batches and a tail) equals five single transforms.
+TEST(CudaBehaviour, BatchesMatchSingleTransforms) {
+  for (int type : {1, 2}) {
+    auto rng = make_rng(salt_of("batch") + type);
+    const std::vector<std::int64_t> N{20, 16};
+    const int nt = 5;
+    const std::int64_t M = 700, nm = 20 * 16;
+    Options o = cuda_opts(Method::SM);
+    o.maxbatchsize = 2;
+    Plan<double> batched(type, N, 1, nt, 1e-9, o);
+    Plan<double> single(type, N, 1, 1, 1e-9, cuda_opts(Method::SM));
+    const auto pts = uniform_points<double>(2, M, rng);
+    batched.set_points_host(M, pts.x(), pts.y());
+    single.set_points_host(M, pts.x(), pts.y());
+    auto c = random_complex<double>(nt * M, rng);
+    auto f = random_complex<double>(nt * nm, rng);
+    auto cb = c, fb = f;
+    batched.execute_host(cb.data(), fb.data());
+    for (int t = 0; t < nt; ++t) {
+      std::vector<std::complex<double>> c1(c.begin() + t * M, c.begin() + (t + 1) * M);
+      std::vector<std::complex<double>> f1(f.begin() + t * nm, f.begin() + (t + 1) * nm);
+      single.execute_host(c1.data(), f1.data());
+      if (type == 1)
+        EXPECT_LE(rel_l2(fb.data() + t * nm, f1.data(), nm), 1e-13) << "vector " << t;
+      else
+        EXPECT_LE(rel_l2(cb.data() + t * M, c1.data(), M), 1e-13) << "vector " << t;
+    }
+  }
+}
+
+// New points on the same plan (more, then fewer) give the direct sum's answer each time.
+TEST(CudaBehaviour, ResetPoints) {
+  auto rng = make_rng(salt_of("reset"));
+  Plan<float> plan(1, {16, 12, 10}, -1, 1, 1e-5, cuda_opts(Method::Output));
+  for (std::int64_t M : {500, 3000, 40}) {
+    const auto pts = uniform_points<float>(3, M, rng);
+    const auto r = check_transform(plan, 0, pts, rng, 500);
+    EXPECT_LE(r.rel_err, 1e-4) << "M = " << M;
+    EXPECT_EQ(plan.num_points(), M);
+  }
+}
+
+// Device pointers on a stream of the user's, on an explicitly chosen device.
+TEST(CudaBehaviour, DevicePointersOnUserStream) {
+  auto rng = make_rng(salt_of("stream"));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  Options o = cuda_opts(Method::GMSort);
+  o.cuda_stream = s;
+  o.gpu_device = 0;
+  const std::int64_t M = 2000;
+  const std::vector<std::int64_t> N{64};
+  Plan<double> plan(2, N, 1, 1, 1e-10, o);
+  EXPECT_EQ(plan.memory_space(), MemorySpace::Device);
+  const auto pts = uniform_points<double>(1, M, rng, -3 * kPi, 3 * kPi);  // folding too
+  auto f = random_complex<double>(64, rng);
+  double* dx;
+  std::complex<double>*dc, *df;
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&dx), M * sizeof(double)));
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&dc), M * sizeof(std::complex<double>)));
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&df), 64 * sizeof(std::complex<double>)));
+  CUDA_OK(cudaMemcpyAsync(dx, pts.x(), M * sizeof(double), cudaMemcpyHostToDevice, s));
+  CUDA_OK(cudaMemcpyAsync(df, f.data(), 64 * sizeof(std::complex<double>), cudaMemcpyHostToDevice, s));
+  plan.set_points(M, dx);
+  plan.execute(dc, df);
+  std::vector<std::complex<double>> c(M);
+  CUDA_OK(cudaMemcpyAsync(c.data(), dc, M * sizeof(std::complex<double>), cudaMemcpyDeviceToHost, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  const auto idx = sample_indices(M, 300, rng);
+  const std::int64_t Nm[3] = {64, 1, 1};
+  const auto exact = reference::type2<double>(1, pts.x(), nullptr, nullptr, f.data(), 1, Nm, 0, idx);
+  EXPECT_LE(reference::rel_l2_error<double>(exact, c.data(), idx), 1e-9);
+  int cur = -1;
+  CUDA_OK(cudaGetDevice(&cur));
+  EXPECT_EQ(cur, 0) << "the plan must leave the caller's device current";
+  cudaFree(dx);
+  cudaFree(dc);
+  cudaFree(df);
+  cudaStreamDestroy(s);
+}
+
+TEST(CudaBehaviour, DeviceIdOutOfRange) {
+  Options o = cuda_opts();
+  o.gpu_device = cuda_device_count();
+  try {
+    Plan<float> plan(1, {32}, 1, 1, 1e-5, o);
+    FAIL() << "expected InvalidArgument";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("gpu_device"), std::string::npos) << e.what();
+  }
+}
+
+// A NaN at index 17 of y and an out-of-range x at 40: the first bad index is named, with its axis.
+TEST(CudaBehaviour, BadPointsFoundOnDevice) {
+  for (Method m : {Method::GM, Method::SM}) {
+    auto rng = make_rng(salt_of("bad"));
+    Plan<float> plan(1, {16, 16}, 1, 1, 1e-4, cuda_opts(m));
+    auto pts = uniform_points<float>(2, 100, rng);
+    pts.xyz[1][17] = std::nanf("");
+    pts.xyz[0][40] = 20.0f;
+    try {
+      plan.set_points_host(100, pts.x(), pts.y());
+      FAIL() << "expected BadPoints";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::BadPoints);
+      EXPECT_NE(std::string(e.what()).find("y[17]"), std::string::npos) << e.what();
+    }
+    std::vector<std::complex<float>> c(100), f(256);
+    EXPECT_THROW(plan.execute_host(c.data(), f.data()), Error) << "points were rejected";
+  }
+}
+
+TEST(CudaBehaviour, ExecuteBeforeSetPoints) {
+  Plan<float> plan(2, {32}, 1, 1, 1e-5, cuda_opts());
+  std::vector<std::complex<float>> c(1), f(32);
+  try {
+    plan.execute_host(c.data(), f.data());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  }
+}
+
+// No points: type 1 gives zeros, type 2 writes nothing.
+TEST(CudaBehaviour, ZeroPoints) {
+  Plan<double> plan(1, {8, 8}, 1, 1, 1e-6, cuda_opts(Method::Output));
+  plan.set_points_host(0, nullptr, nullptr);
+  std::vector<std::complex<double>> f(64, {3.0, 3.0});
+  plan.execute_host(nullptr, f.data());
+  for (auto& v : f) EXPECT_EQ(v, std::complex<double>(0, 0));
+}
+
+// A fine grid far beyond the device: Error(OutOfMemory) naming the size, and no memory kept.
+TEST(CudaBehaviour, TooLargeIsOutOfMemoryWithoutLeak) {
+  CUDA_OK(cudaDeviceSynchronize());
+  size_t free0 = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free0, &total));
+  try {
+    // 2048^3 modes -> 4096^3 fine grid of complex double: 1 TiB.
+    Plan<double> plan(1, {2048, 2048, 2048}, 1, 1, 1e-6, cuda_opts());
+    FAIL() << "expected OutOfMemory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GiB"), std::string::npos) << e.what();
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  size_t free1 = 0;
+  CUDA_OK(cudaMemGetInfo(&free1, &total));
+  EXPECT_GE(free1 + (16u << 20), free0) << "device memory leaked: " << free0 << " -> " << free1;
+}
+
+}  // namespace
+}  // namespace nufftmp::test
