@@ -70,6 +70,10 @@ struct DistOptions {
   Reduction reduction = Reduction::AllReduce;  // type 1: result on every rank or on root only
   int root = 0;
   bool modes_on_all = false;  // type 2: f already on every rank (skip the broadcast)
+  // Type 1 batches: vectors computed per reduction step, so that the reduction of one step
+  // overlaps the compute of the next (device backends). Must divide ntransf; 0 = choose
+  // (the whole batch in one reduction for host memory; about a quarter of it on GPUs).
+  int reduce_batch = 0;
 };
 
 // Timings of the last execute on this rank (milliseconds).
@@ -123,7 +127,8 @@ LocalPoints<T> scatter_points(const Context& ctx, int dim, std::int64_t M_total,
                               const T* y, const T* z, int root = 0);
 
 // Gathers every rank's n_local values to root in rank order (64-bit-safe counts). Returns the
-// whole array on root, an empty vector elsewhere.
+// whole array on root, an empty vector elsewhere. Host memory. Instantiated for float, double,
+// std::complex<float>, std::complex<double>, int and std::int64_t.
 template <typename V>
 std::vector<V> gather_to_root(const Context& ctx, const V* local, std::int64_t n_local,
                               int root = 0);

@@ -1,0 +1,327 @@
+// DistPlan<T>: a single-device plan per rank plus one collective per execute.
+//   type 1: local plan on this rank's points -> partial mode arrays -> (all-)reduce.
+//   type 2: broadcast of the modes -> local plan on this rank's targets.
+// Every step that may fail on one rank alone (bad points, allocation, the engine) runs inside
+// detail::agreed, so all ranks throw together instead of some waiting in a collective.
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "agree.hpp"
+#include "context_impl.hpp"
+#include "mpi_check.hpp"
+#include "nufftmp/dist.hpp"
+
+namespace nufftmp::dist {
+
+using detail::Param;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Vectors per reduction step when the caller chose none: the whole batch for host memory (MPI
+// on host buffers does not progress while the CPU engine computes), about a quarter of it on
+// GPUs so that NCCL/MPI traffic of one step hides behind the next step's kernels. Always a
+// divisor of ntransf, so that one local plan serves every step.
+int choose_reduce_batch(int ntransf, MemorySpace space) {
+  if (space == MemorySpace::Host || ntransf < 2) return ntransf;
+  const int target = ntransf < 4 ? 1 : (ntransf + 3) / 4;
+  for (int d = target; d <= ntransf; ++d)
+    if (ntransf % d == 0) return d;
+  return ntransf;
+}
+
+}  // namespace
+
+template <typename T>
+struct DistPlan<T>::Impl {
+  Context::Impl* ctx = nullptr;
+  int type = 1, ntransf = 1, step = 1;
+  std::int64_t nmodes = 1;
+  DistOptions dopts;
+  std::unique_ptr<Plan<T>> local;
+  std::int64_t M_local = 0, M_total = 0;
+  DistTimings timings;
+  // execute_host on a device plan: device copies of c and f, kept between calls.
+  detail::DeviceBuffer dev_c, dev_f;
+  // type 2 on a non-root rank that passed no f: room for the broadcast modes.
+  std::vector<complex_type> host_modes;
+  detail::DeviceBuffer dev_modes;
+
+  MPI_Comm comm() const { return ctx->comm; }
+  bool is_root() const { return ctx->rank == dopts.root; }
+
+  void set_points(std::int64_t M, const T* x, const T* y, const T* z, bool host_pointers);
+  void run(complex_type* c, complex_type* f, MemorySpace space);
+  void run_type1(complex_type* c, complex_type* f, MemorySpace space);
+  void run_type2(complex_type* c, complex_type* f, MemorySpace space);
+  void zero_modes(complex_type* f, std::int64_t count, MemorySpace space);
+};
+
+template <typename T>
+DistPlan<T>::DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& modes, int isign,
+                      int ntransf, double tol, const Options& opts, const DistOptions& dopts)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.ctx = &ctx.impl();
+  s.type = type;
+  s.ntransf = ntransf;
+  s.dopts = dopts;
+
+  std::vector<double> mode_values(modes.begin(), modes.end());
+  detail::require_same_parameters(
+      s.comm(), "DistPlan",
+      {Param{"precision (bytes)", {static_cast<double>(sizeof(T))}},
+       Param{"type", {static_cast<double>(type)}}, Param{"modes", mode_values},
+       Param{"isign", {static_cast<double>(isign)}},
+       Param{"ntransf", {static_cast<double>(ntransf)}}, Param{"tol", {tol}},
+       Param{"modeord", {static_cast<double>(opts.modeord)}},
+       Param{"upsampfac", {opts.upsampfac}},
+       Param{"backend", {static_cast<double>(opts.backend)}},
+       Param{"reduction", {static_cast<double>(dopts.reduction)}},
+       Param{"root", {static_cast<double>(dopts.root)}},
+       Param{"modes_on_all", {dopts.modes_on_all ? 1.0 : 0.0}},
+       Param{"reduce_batch", {static_cast<double>(dopts.reduce_batch)}}});
+
+  detail::agreed(s.comm(), [&] {
+    const int size = s.ctx->size;
+    if (dopts.root < 0 || dopts.root >= size)
+      throw Error(ErrorCode::InvalidArgument, "DistPlan: root = " + std::to_string(dopts.root) +
+                                                  " outside [0, " + std::to_string(size) + ")");
+    if (opts.backend != Backend::Auto && opts.backend != s.ctx->backend)
+      throw Error(ErrorCode::InvalidArgument,
+                  std::string("DistPlan: opts.backend = ") + backend_name(opts.backend) +
+                      " but the context runs backend " + backend_name(s.ctx->backend));
+    if (ntransf < 1)
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan: ntransf = " + std::to_string(ntransf) + " (must be >= 1)");
+    if (dopts.reduce_batch < 0 || (dopts.reduce_batch > 0 && ntransf % dopts.reduce_batch != 0))
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan: reduce_batch = " + std::to_string(dopts.reduce_batch) +
+                      " must be 0 or divide ntransf = " + std::to_string(ntransf));
+    Options o = opts;
+    o.backend = s.ctx->backend;
+    if (o.backend == Backend::Cuda) {
+      // The communicators order their work after the context's stream: the plan runs there.
+      o.gpu_device = s.ctx->device;
+      o.cuda_stream = s.ctx->stream->get();
+    }
+    const MemorySpace space =
+        o.backend == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host;
+    s.step = type == 1 ? (dopts.reduce_batch > 0 ? dopts.reduce_batch
+                                                  : choose_reduce_batch(ntransf, space))
+                       : ntransf;
+    s.local = std::make_unique<Plan<T>>(type, modes, isign, s.step, tol, o);
+    s.nmodes = s.local->num_modes();
+  });
+}
+
+template <typename T> DistPlan<T>::~DistPlan() = default;
+template <typename T> DistPlan<T>::DistPlan(DistPlan&&) noexcept = default;
+template <typename T> DistPlan<T>& DistPlan<T>::operator=(DistPlan&&) noexcept = default;
+
+template <typename T>
+void DistPlan<T>::Impl::set_points(std::int64_t M, const T* x, const T* y, const T* z,
+                                   bool host_pointers) {
+  detail::agreed(comm(), [&] {
+    if (M < 0)
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan::set_points: M_local = " + std::to_string(M) + " (must be >= 0)");
+    // A rank without points keeps no local points at all: execute skips its engine.
+    M_local = 0;
+    if (M == 0) return;
+    if (host_pointers)
+      local->set_points_host(M, x, y, z);
+    else
+      local->set_points(M, x, y, z);
+    M_local = M;
+  });
+  std::int64_t total = M_local;
+  NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT64_T, MPI_SUM, comm()));
+  M_total = total;
+}
+
+template <typename T>
+void DistPlan<T>::set_points(std::int64_t M_local, const T* x, const T* y, const T* z) {
+  impl_->set_points(M_local, x, y, z, false);
+}
+template <typename T>
+void DistPlan<T>::set_points_host(std::int64_t M_local, const T* x, const T* y, const T* z) {
+  impl_->set_points(M_local, x, y, z, true);
+}
+
+template <typename T>
+void DistPlan<T>::Impl::zero_modes(complex_type* f, std::int64_t count, MemorySpace space) {
+  const auto bytes = static_cast<std::size_t>(count) * sizeof(complex_type);
+  if (space == MemorySpace::Host)
+    std::memset(static_cast<void*>(f), 0, bytes);
+  else
+    detail::zero_device_bytes(f, bytes, ctx->stream->get());
+}
+
+template <typename T>
+void DistPlan<T>::Impl::run_type1(complex_type* c, complex_type* f, MemorySpace space) {
+  detail::Communicator& cm = ctx->communicator(space);
+  const detail::Scalar sc = detail::scalar_of<T>();
+  const bool all = dopts.reduction == Reduction::AllReduce;
+  const int nsteps = ntransf / step;
+  const std::int64_t cstep = step * M_local, fstep = step * nmodes;
+  auto compute = [&](int i) {
+    if (M_local == 0)
+      zero_modes(f + i * fstep, fstep, space);  // no points: the partial sum is zero
+    else
+      local->execute(c + i * cstep, f + i * fstep);
+  };
+
+  const auto t0 = Clock::now();
+  if (nsteps == 1) {
+    detail::agreed(comm(), [&] {
+      compute(0);
+      local->synchronize();
+    });
+    timings.compute_ms = ms_since(t0);
+    const auto t1 = Clock::now();
+    if (all)
+      cm.allreduce(f, 2 * fstep, sc);
+    else
+      cm.reduce(f, 2 * fstep, sc, dopts.root);
+    timings.comm_ms = ms_since(t1);
+    return;
+  }
+  // Pipelined: the reduction of step i runs while step i + 1 computes. Every rank starts the
+  // same reductions before any throw, so waiting for them on failure cannot hang.
+  try {
+    for (int i = 0; i < nsteps; ++i) {
+      detail::agreed(comm(), [&] { compute(i); });
+      if (all)
+        cm.allreduce_start(f + i * fstep, 2 * fstep, sc);
+      else
+        cm.reduce_start(f + i * fstep, 2 * fstep, sc, dopts.root);
+    }
+    local->synchronize();
+  } catch (...) {
+    try {
+      cm.wait();
+    } catch (...) {
+      // The first error is the one to report.
+    }
+    throw;
+  }
+  timings.compute_ms = ms_since(t0);
+  const auto t1 = Clock::now();
+  cm.wait();
+  timings.comm_ms = ms_since(t1);  // the communication left exposed after the compute
+}
+
+template <typename T>
+void DistPlan<T>::Impl::run_type2(complex_type* c, complex_type* f, MemorySpace space) {
+  detail::Communicator& cm = ctx->communicator(space);
+  const std::int64_t count = ntransf * nmodes;
+  if (!f) {
+    // Non-root ranks may pass no f: the broadcast lands in a buffer of ours.
+    detail::agreed(comm(), [&] {
+      const auto bytes = static_cast<std::size_t>(count) * sizeof(complex_type);
+      if (space == MemorySpace::Host) {
+        host_modes.resize(static_cast<std::size_t>(count));
+        f = host_modes.data();
+      } else {
+        if (dev_modes.bytes() != bytes) dev_modes = detail::DeviceBuffer(bytes);
+        f = static_cast<complex_type*>(dev_modes.get());
+      }
+    });
+  } else {
+    detail::agreed(comm(), [] {});  // the same collectives on every rank, f or not
+  }
+  const auto t0 = Clock::now();
+  if (!dopts.modes_on_all) cm.bcast(f, 2 * count, detail::scalar_of<T>(), dopts.root);
+  timings.comm_ms = ms_since(t0);
+  const auto t1 = Clock::now();
+  detail::agreed(comm(), [&] {
+    if (M_local == 0) return;
+    local->execute(c, f);
+    local->synchronize();
+  });
+  timings.compute_ms = ms_since(t1);
+}
+
+template <typename T>
+void DistPlan<T>::Impl::run(complex_type* c, complex_type* f, MemorySpace space) {
+  const bool f_needed = type == 1 || is_root() || dopts.modes_on_all;
+  detail::agreed(comm(), [&] {
+    if (!c && M_local > 0)
+      throw Error(ErrorCode::InvalidArgument, "DistPlan::execute: c is null with M_local = " +
+                                                  std::to_string(M_local));
+    if (!f && f_needed)
+      throw Error(ErrorCode::InvalidArgument,
+                  std::string("DistPlan::execute: f is null on rank ") +
+                      std::to_string(ctx->rank) +
+                      (type == 1 ? " (type 1 needs f on every rank: it holds the partial sums)"
+                                 : " (type 2 reads f on the root, or on every rank with "
+                                   "modes_on_all)"));
+  });
+  if (type == 1)
+    run_type1(c, f, space);
+  else
+    run_type2(c, f, space);
+}
+
+template <typename T>
+void DistPlan<T>::execute(complex_type* c_local, complex_type* f) {
+  const auto t0 = Clock::now();
+  impl_->run(c_local, f, impl_->local->memory_space());
+  impl_->timings.total_ms = ms_since(t0);
+}
+
+template <typename T>
+void DistPlan<T>::execute_host(complex_type* c_local, complex_type* f) {
+  Impl& s = *impl_;
+  const auto t0 = Clock::now();
+  if (s.local->memory_space() == MemorySpace::Host) {
+    s.run(c_local, f, MemorySpace::Host);
+    s.timings.total_ms = ms_since(t0);
+    return;
+  }
+  // Device plan: stage through device copies so the collectives run on device buffers (NCCL
+  // or CUDA-aware MPI); the copies count in total_ms only.
+  const std::int64_t nc = s.ntransf * s.M_local, nf = s.ntransf * s.nmodes;
+  const bool f_in = s.type == 2 && f && (s.is_root() || s.dopts.modes_on_all);
+  detail::agreed(s.comm(), [&] {
+    const std::size_t cb = static_cast<std::size_t>(nc) * sizeof(complex_type);
+    const std::size_t fb = static_cast<std::size_t>(nf) * sizeof(complex_type);
+    if (s.dev_c.bytes() < cb) s.dev_c = detail::DeviceBuffer(cb);
+    if (s.dev_f.bytes() < fb) s.dev_f = detail::DeviceBuffer(fb);
+    if (s.type == 1 && !f)
+      throw Error(ErrorCode::InvalidArgument, "DistPlan::execute_host: f is null on rank " +
+                                                  std::to_string(s.ctx->rank) +
+                                                  " (type 1 needs f on every rank)");
+    if (s.type == 1 && nc > 0) {
+      if (!c_local) throw Error(ErrorCode::InvalidArgument, "DistPlan::execute_host: c is null");
+      detail::copy_bytes(s.dev_c.get(), c_local, cb);
+    }
+    if (f_in) detail::copy_bytes(s.dev_f.get(), f, fb);
+  });
+  auto* dc = static_cast<complex_type*>(s.dev_c.get());
+  auto* df = static_cast<complex_type*>(s.dev_f.get());
+  s.run(nc > 0 ? dc : nullptr, df, MemorySpace::Device);
+  detail::agreed(s.comm(), [&] {
+    if (s.type == 1 && f)
+      detail::copy_bytes(f, df, static_cast<std::size_t>(nf) * sizeof(complex_type));
+    if (s.type == 2 && nc > 0)
+      detail::copy_bytes(c_local, dc, static_cast<std::size_t>(nc) * sizeof(complex_type));
+  });
+  s.timings.total_ms = ms_since(t0);
+}
+
+template <typename T> std::int64_t DistPlan<T>::num_points_local() const { return impl_->M_local; }
+template <typename T> std::int64_t DistPlan<T>::num_points_total() const { return impl_->M_total; }
+template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *impl_->local; }
+template <typename T> DistTimings DistPlan<T>::last_timings() const { return impl_->timings; }
+
+template class DistPlan<float>;
+template class DistPlan<double>;
+
+}  // namespace nufftmp::dist

@@ -1,0 +1,51 @@
+// Helpers of the distributed tests: uneven shares (with an empty rank), the whole problem
+// drawn identically on every rank, and tolerances for "equal to rounding".
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/test_data.hpp"
+
+namespace nufftmp::test {
+
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// Uneven shares of M: rank r weighs r + 1, and with more than one rank the last rank gets
+// nothing (a rank without points must work). Sums to M.
+inline std::vector<std::int64_t> uneven_counts(std::int64_t M, int P) {
+  std::vector<std::int64_t> c(P, 0);
+  const int used = P > 1 ? P - 1 : 1;
+  std::int64_t wsum = 0;
+  for (int r = 0; r < used; ++r) wsum += r + 1;
+  std::int64_t given = 0;
+  for (int r = 0; r < used; ++r) {
+    c[r] = r + 1 == used ? M - given : M * (r + 1) / wsum;
+    given += c[r];
+  }
+  return c;
+}
+
+inline std::int64_t offset_of(const std::vector<std::int64_t>& counts, int rank) {
+  std::int64_t o = 0;
+  for (int r = 0; r < rank; ++r) o += counts[r];
+  return o;
+}
+
+// Relative difference allowed between a distributed result and the single-rank plan's:
+// both are sums of the same terms in another order (separate FFTs, then a reduction).
+template <typename T> constexpr double rounding_tol() { return sizeof(T) == 4 ? 2e-5 : 1e-11; }
+
+}  // namespace nufftmp::test

@@ -1,0 +1,115 @@
+// Errors on one rank reach every rank: a NaN point on one rank, mismatched modes or tolerance
+// between ranks, a null output on one rank. No rank may hang (the CTest timeout guards it),
+// and the plan stays usable after a failed call.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+
+#include "dist/dist_test_util.hpp"
+#include "nufftmp/dist.hpp"
+
+using namespace nufftmp;
+using namespace nufftmp::dist;
+using namespace nufftmp::test;
+
+namespace {
+Options cpu() {
+  Options o;
+  o.backend = Backend::Cpu;
+  return o;
+}
+bool contains(const Error& e, const std::string& s) {
+  return std::string(e.what()).find(s) != std::string::npos;
+}
+}  // namespace
+
+TEST(DistErrors, NanPointOnOneRankThrowsOnEveryRank) {
+  Context ctx;
+  const int P = ctx.size(), me = ctx.rank(), bad = P - 1;
+  DistPlan<float> plan(ctx, 1, {16, 16}, +1, 1, 1e-5, cpu());
+  auto rng = make_rng(21 + me);
+  auto pts = uniform_points<float>(2, 40, rng);
+  if (me == bad) pts.xyz[1][17] = std::nanf("");
+  try {
+    plan.set_points_host(40, pts.x(), pts.y());
+    FAIL() << "rank " << me << " did not throw";
+  } catch (const Error& e) {
+    if (me == bad) {
+      EXPECT_EQ(e.code(), ErrorCode::BadPoints) << e.what();
+    } else {
+      EXPECT_EQ(e.code(), ErrorCode::RemoteFailure) << e.what();
+      EXPECT_TRUE(contains(e, "rank " + std::to_string(bad) + " failed (bad nonuniform points)"))
+          << e.what();
+    }
+  }
+  // The plan is still usable once the point is fixed.
+  if (me == bad) pts.xyz[1][17] = 0.5f;
+  plan.set_points_host(40, pts.x(), pts.y());
+  EXPECT_EQ(plan.num_points_total(), 40 * P);
+  auto c = random_complex<float>(40, rng);
+  std::vector<std::complex<float>> f(256);
+  EXPECT_NO_THROW(plan.execute_host(c.data(), f.data()));
+}
+
+TEST(DistErrors, MismatchedModesThrowOnEveryRank) {
+  Context ctx;
+  const std::int64_t n2 = (ctx.size() > 1 && ctx.rank() == 1) ? 20 : 16;
+  try {
+    DistPlan<double> plan(ctx, 2, {16, n2}, +1, 1, 1e-8, cpu());
+    EXPECT_EQ(ctx.size(), 1) << "mismatch not detected";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_TRUE(contains(e, "parameter modes differs")) << e.what();
+    EXPECT_TRUE(contains(e, "rank 0 has (16, 16), rank 1 has (16, 20)")) << e.what();
+  }
+}
+
+TEST(DistErrors, MismatchedToleranceThrowsOnEveryRank) {
+  Context ctx;
+  const double tol = ctx.rank() == ctx.size() - 1 && ctx.size() > 1 ? 1e-6 : 1e-8;
+  try {
+    DistPlan<double> plan(ctx, 1, {32}, -1, 1, tol, cpu());
+    EXPECT_EQ(ctx.size(), 1) << "mismatch not detected";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_TRUE(contains(e, "parameter tol differs")) << e.what();
+  }
+}
+
+TEST(DistErrors, InvalidParametersOnEveryRankAreTheirOwnError) {
+  Context ctx;
+  try {
+    DistPlan<float> plan(ctx, 3, {16}, +1, 1, 1e-5, cpu());
+    FAIL() << "type 3 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+  }
+  DistOptions d;
+  d.root = ctx.size();
+  try {
+    DistPlan<float> plan(ctx, 1, {16}, +1, 1, 1e-5, cpu(), d);
+    FAIL() << "root out of range accepted";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e, "root = " + std::to_string(ctx.size()))) << e.what();
+  }
+}
+
+TEST(DistErrors, NullOutputOnOneRankThrowsOnEveryRank) {
+  Context ctx;
+  const int me = ctx.rank(), bad = 0;
+  DistPlan<double> plan(ctx, 1, {8, 8, 8}, +1, 1, 1e-6, cpu());
+  auto rng = make_rng(31 + me);
+  const auto pts = uniform_points<double>(3, 30, rng);
+  plan.set_points_host(30, pts.x(), pts.y(), pts.z());
+  auto c = random_complex<double>(30, rng);
+  std::vector<std::complex<double>> f(512);
+  try {
+    plan.execute_host(c.data(), me == bad ? nullptr : f.data());
+    FAIL() << "rank " << me << " did not throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), me == bad ? ErrorCode::InvalidArgument : ErrorCode::RemoteFailure);
+    EXPECT_TRUE(contains(e, "f is null on rank 0")) << e.what();
+  }
+  EXPECT_NO_THROW(plan.execute_host(c.data(), f.data()));
+}
