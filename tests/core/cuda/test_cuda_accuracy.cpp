@@ -58,6 +58,8 @@ void run_case(const Case& c) {
   opts.upsampfac = c.sigma;
   // Small bins and subproblems so that even small problems have many of each.
   opts.maxsubprobsize = 64;
+  if (c.dim == 1) opts.binsize[0] = 64;
+  if (c.dim == 2) opts.binsize[0] = opts.binsize[1] = 16;
   Plan<T> plan(c.type, modes_for(c.dim), c.isign, 1, c.tol, opts);
   ASSERT_EQ(plan.backend(), Backend::Cuda);
   const std::int64_t M = c.dim == 1 ? 2000 : c.dim == 2 ? 3000 : 4000;
