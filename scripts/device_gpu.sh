@@ -34,7 +34,7 @@ if want test; then
 fi
 
 if want bench; then
-  B="$BUILD/apps/bench/nufftmp-bench"
+  B="$BUILD/apps/nufftmp-bench"
   runs=${NRUNS:-10}
   : > "$OUT/bench.jsonl"
   bench() {  # case dist method args...
@@ -60,6 +60,41 @@ if want bench; then
     done
   done
   python3 scripts/device_gpu_table.py "$OUT/bench.jsonl" | tee "$OUT/bench_table.md"
+fi
+
+if want tune; then
+  # Bin size x points-per-round sweep of the output-driven spreader (type 1), and bin size of
+  # the SM interpolator (type 2), through the NUFFTMP_CUDA_* knobs of heuristics.cpp.
+  B="$BUILD/apps/nufftmp-bench"
+  : > "$OUT/tune.jsonl"
+  tune() {  # label env... -- args...
+    local label=$1; shift; local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+    local line
+    line=$(env "${envs[@]}" timeout ${RUN_LIMIT:-40} "$B" --backend cuda --n_runs 5 --json "$@" 2>>"$OUT/bench.err" | tail -1)
+    echo "{\"case\":\"$label\",\"req_method\":\"${envs[*]}\",\"res\":${line:-null}}" >> "$OUT/tune.jsonl"
+  }
+  P1="--prec f --type 1 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 --method output"
+  P3="--prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5 --method output"
+  P5="--prec d --type 1 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9 --method output"
+  P7="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5 --method output"
+  for b in 8,8,8 16,8,8 16,16,8 4,4,4; do for np in 32 64 128; do
+    tune P1 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P1; done; done
+  for b in 16,16 32,32 64,32 64,64; do for np in 64 128 256; do
+    tune P3 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P3; done; done
+  for b in 8,8,8 8,8,4 4,4,4 16,8,8; do for np in 32 64; do
+    tune P5 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P5; done; done
+  for b in 512 1024 2048 4096; do for np in 128 256; do
+    tune P7 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P7; done; done
+  for b in 8,8,8 16,16,4; do
+    tune P2 NUFFTMP_CUDA_BINSIZE=$b -- --prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 --method sm; done
+  for b in 32,32 64,64; do
+    tune P4 NUFFTMP_CUDA_BINSIZE=$b -- --prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5 --method sm; done
+  tune P1s125 -- $P1 --upsampfac 1.25
+  tune P5s125 -- $P5 --upsampfac 1.25
+  tune P2s125 -- --prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 --method gm-sort --upsampfac 1.25
+  python3 scripts/device_gpu_table.py "$OUT/tune.jsonl" > "$OUT/tune_table.md"
+  cut -c1-150 "$OUT/tune_table.md" | sort -t'|' -k2,2 -k7,7n | awk -F'|' '{print $2 "|" $4 "|" $7 "|" $9}' | head -60
 fi
 
 if want sanitize; then

@@ -19,6 +19,7 @@ for rec in sorted(rows, key=lambda r: (r["case"], r["res"]["dist"] if r["res"] e
         print(f"| {rec['case']} | ? | {rec['req_method']} | failed | | | | | |")
         continue
     err = r.get("rel_err")
-    print(f"| {rec['case']} | {r['dist']} | {r['method']} | {r['setpts_ms']:.3f} | "
+    label = r['method'] if rec['req_method'] in ('gm-sort', 'sm', 'output') else rec['req_method']
+    print(f"| {rec['case']} | {r['dist']} | {label} | {r['setpts_ms']:.3f} | "
           f"{r['exec_ms_median']:.3f} | {r['exec_ms']:.3f} | {r['exec_median_pts_per_s']:.3g} | "
           f"{r['total_ms']:.3f} | {'' if err is None else f'{err:.2e}'} |")

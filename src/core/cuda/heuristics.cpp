@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cuda/cuda_check.hpp"
@@ -40,6 +42,22 @@ BinView make_bins(int dim, const std::array<std::int64_t, 3>& nf, const int size
 }
 
 namespace {
+
+// Tuning knobs for measurements (scripts/device_gpu.sh sweeps them): NUFFTMP_CUDA_BINSIZE=
+// "8,8,8", NUFFTMP_CUDA_MAXSUB=1024, NUFFTMP_CUDA_NP=64, NUFFTMP_CUDA_THREADS=256. Options
+// fields take precedence.
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? std::atoi(v) : fallback;
+}
+void env_bins(int dim, int* bs) {
+  const char* v = std::getenv("NUFFTMP_CUDA_BINSIZE");
+  if (!v || !*v) return;
+  int b[3] = {0, 0, 0};
+  if (std::sscanf(v, "%d,%d,%d", &b[0], &b[1], &b[2]) >= 1)
+    for (int d = 0; d < dim; ++d)
+      if (b[d] > 0) bs[d] = b[d];
+}
 
 // Starting bin sizes. GM-sort only sorts with them (long x-runs keep neighbouring threads on
 // neighbouring cache lines); the tiled methods aim at tiles of a few tens of KB so several
@@ -80,13 +98,17 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props) {
   ch.method = m;
   int bs[3];
   default_bins(m, dim, w, sizeof(T), bs);
+  env_bins(dim, bs);
   for (int d = 0; d < dim; ++d)
     if (o.binsize[d] > 0) bs[d] = o.binsize[d];
   ch.bins = make_bins(dim, cfg.nf, bs);
   if (m == Method::GM || m == Method::GMSort) return ch;
 
-  ch.maxsub = o.maxsubprobsize > 0 ? o.maxsubprobsize : 1024;
-  ch.np = o.points_per_block > 0 ? o.points_per_block : (dim == 3 ? 64 : dim == 2 ? 128 : 256);
+  ch.maxsub = o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", 1024);
+  ch.np = o.points_per_block > 0
+              ? o.points_per_block
+              : env_int("NUFFTMP_CUDA_NP", dim == 3 ? 64 : dim == 2 ? 128 : 256);
+  ch.threads = std::min(256, std::max(32, env_int("NUFFTMP_CUDA_THREADS", 256)));  // kernels are built for <= 256
   const Method tiled = (cfg.type == 2) ? Method::SM : m;
   // Shrink the largest bin side until the tile fits the opt-in shared memory.
   for (;;) {

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,7 +75,9 @@ TEST(CudaBehaviour, DevicePointersOnUserStream) {
   o.gpu_device = 0;
   const std::int64_t M = 2000;
   const std::vector<std::int64_t> N{64};
-  Plan<double> plan(2, N, 1, 1, 1e-10, o);
+  // The plan frees its buffers in order on its stream: it must go before the stream does.
+  auto plan_ptr = std::make_unique<Plan<double>>(2, N, 1, 1, 1e-10, o);
+  Plan<double>& plan = *plan_ptr;
   EXPECT_EQ(plan.memory_space(), MemorySpace::Device);
   const auto pts = uniform_points<double>(1, M, rng, -3 * kPi, 3 * kPi);  // folding too
   auto f = random_complex<double>(64, rng);
@@ -97,6 +100,7 @@ TEST(CudaBehaviour, DevicePointersOnUserStream) {
   int cur = -1;
   CUDA_OK(cudaGetDevice(&cur));
   EXPECT_EQ(cur, 0) << "the plan must leave the caller's device current";
+  plan_ptr.reset();
   cudaFree(dx);
   cudaFree(dc);
   cudaFree(df);
