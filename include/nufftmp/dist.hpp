@@ -30,6 +30,8 @@ enum class CommBackend {
   MpiHost,  // MPI on host buffers (CPU engine)
 };
 
+const char* comm_backend_name(CommBackend c) noexcept;  // "auto", "nccl", "mpi", "mpi-host"
+
 struct ContextOptions {
   Backend backend = Backend::Auto;  // engine of the plans made in this context
   int device = -1;                  // -1: node-local rank % visible devices

@@ -35,6 +35,4 @@ struct Context::Impl {
   }
 };
 
-const char* comm_backend_name(CommBackend c) noexcept;
-
 }  // namespace nufftmp::dist

@@ -138,6 +138,7 @@ void DistPlan<T>::Impl::set_points(std::int64_t M, const T* x, const T* y, const
       local->set_points_host(M, x, y, z);
     else
       local->set_points(M, x, y, z);
+    local->synchronize();  // device-side failures (bad points, memory) surface here, agreed
     M_local = M;
   });
   std::int64_t total = M_local;
