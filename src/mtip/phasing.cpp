@@ -3,6 +3,7 @@
 // internally (index 0 = origin); inputs and outputs are in centred order.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fft3d.hpp"
 #include "nufftmp/mtip.hpp"
@@ -124,16 +125,31 @@ PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOpti
 
   PhaseResult res;
   double err = 0;
+  const auto er_steps = [&](int steps) {
+    for (int it = 0; it < steps; ++it, ++res.iterations) {
+      err = ph.fourier_projection(rho, proj);
+      for (std::int64_t i = 0; i < n; ++i) rho[i] = (support[i] && proj[i] > 0) ? proj[i] : 0.0;
+    }
+  };
+  // HIO wanders: a continuation (later generation) keeps its start when the new run ends
+  // worse. Both have tight supports (shrink-wrap at the final blur), so their Fourier errors
+  // compare fairly; iterates with looser supports would not (they fit more freely).
+  double start_err = std::numeric_limits<double>::infinity();
+  std::vector<double> start_rho;
+  std::vector<char> start_support;
+  if (!start.empty()) {
+    er_steps(std::max(po.er_iter, 1));
+    start_err = err;
+    start_rho = rho;
+    start_support = support;
+  }
   for (int cyc = 0; cyc < po.cycles; ++cyc) {
     for (int it = 0; it < po.hio_iter; ++it, ++res.iterations) {
       err = ph.fourier_projection(rho, proj);
       for (std::int64_t i = 0; i < n; ++i)
         rho[i] = (support[i] && proj[i] > 0) ? proj[i] : rho[i] - po.beta * proj[i];
     }
-    for (int it = 0; it < po.er_iter; ++it, ++res.iterations) {
-      err = ph.fourier_projection(rho, proj);
-      for (std::int64_t i = 0; i < n; ++i) rho[i] = (support[i] && proj[i] > 0) ? proj[i] : 0.0;
-    }
+    er_steps(po.er_iter);
     // Blur narrows geometrically from start to end over the cycles.
     const double f = po.cycles > 1 ? static_cast<double>(cyc) / (po.cycles - 1) : 1.0;
     const double sigma =
@@ -141,9 +157,11 @@ PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOpti
     ph.shrink_wrap(rho, sigma, po.shrink_threshold, support);
   }
   // Finish inside the final support with ER.
-  for (int it = 0; it < std::max(po.er_iter, 1); ++it, ++res.iterations) {
-    err = ph.fourier_projection(rho, proj);
-    for (std::int64_t i = 0; i < n; ++i) rho[i] = (support[i] && proj[i] > 0) ? proj[i] : 0.0;
+  er_steps(std::max(po.er_iter, 1));
+  if (start_err < err) {
+    rho.swap(start_rho);
+    support.swap(start_support);
+    err = start_err;
   }
   res.fourier_error = err;
   reorder(rho, res.density, M, false);

@@ -145,6 +145,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
   std::vector<T> x(static_cast<std::size_t>(nloc * npix)), y(x.size()), z(x.size());
   std::vector<GenerationReport> reports;
   bool merged_known = false;
+  MergeReport last_merge;
 
   for (int gen = st.generation + 1; gen <= ro.generations; ++gen) {
     GenerationReport g;
@@ -172,13 +173,13 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       Merger<T> merger(comm, M, ro.merge, ro.nufft);
       merger.set_points(nloc * npix, x.data(), y.data(), z.data(), nullptr);
       std::vector<double> ac;
-      const MergeReport mrep = merger.solve(data.data(), ac);
+      last_merge = merger.solve(data.data(), ac);
       st.ac = std::move(ac);
-      g.cg_iterations = mrep.iterations;
-      g.cg_residual = mrep.residual;
       g.merging_ms = ms_since(t0);
       merged_known = true;
     }
+    g.cg_iterations = last_merge.iterations;  // of the merge this model comes from
+    g.cg_residual = last_merge.residual;
     // 4. Phasing on rank 0 (one M^3 volume), continuing from the previous density.
     const auto t0 = Clock::now();
     double stats[2] = {0, -2};
