@@ -94,7 +94,7 @@ class CpuEngine final : public Engine<T> {
         t_deconv += t.lap_ms();
         fft.execute();
         t_fft += t.lap_ms();
-        interp<T>(pts_, ker_, shape_, grid_.data(), nvec, cv, nthreads_);
+        interp<T>(pts_, ker_, shape_, grid_.data(), nvec, cv, nthreads_, scratch_);
         t_spread += t.lap_ms();
       }
     }
@@ -133,7 +133,7 @@ class CpuEngine final : public Engine<T> {
   GridBuffer<T> grid_;
   FftPlan<T> fft_full_, fft_rest_;
   SortedPoints<T> pts_;
-  std::vector<std::vector<T>> scratch_;  // per-thread subproblem boxes, reused across executes
+  std::vector<std::vector<T>> scratch_;  // per-thread boxes / buffers, reused across executes
 };
 
 }  // namespace

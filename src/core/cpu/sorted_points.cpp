@@ -14,9 +14,10 @@ namespace nufftmp::detail::cpu {
 
 namespace {
 
-// Bin shapes in fine cells: long in x (the contiguous axis) so that a subproblem's box is a
-// few cache lines wide; small in y/z so that consecutive bins stay close in space.
-constexpr std::int64_t kBinSize[3][3] = {{256, 1, 1}, {32, 8, 1}, {16, 4, 4}};
+// Bin shapes in fine cells, as powers of two (log2 here): long in x (the contiguous axis) so
+// that a subproblem's box is a few cache lines wide; small in y/z so that consecutive bins stay
+// close in space.
+constexpr int kLogBinSize[3][3] = {{8, 0, 0}, {5, 3, 0}, {4, 2, 2}};
 // Points per subproblem: enough to amortize zeroing and adding back its box, few enough to
 // keep the box in cache and give every thread several subproblems.
 constexpr std::int64_t kMaxSubproblemPoints = 10000;
@@ -39,6 +40,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   out.M = 0;
   out.subproblems.clear();
   out.max_subproblem_cells = 0;
+  out.max_subproblem_points = 0;
   try {
     for (int d = 0; d < 3; ++d) {
       out.g[d].clear();
@@ -55,9 +57,9 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   out.M = M;
   if (M == 0) return;
 
-  const auto* bs = kBinSize[dim - 1];
+  const int* lbs = kLogBinSize[dim - 1];
   std::int64_t nbins[3] = {1, 1, 1};
-  for (int d = 0; d < dim; ++d) nbins[d] = (nf[d] + bs[d] - 1) / bs[d];
+  for (int d = 0; d < dim; ++d) nbins[d] = ((nf[d] - 1) >> lbs[d]) + 1;
   const std::int64_t total_bins = nbins[0] * nbins[1] * nbins[2];
 
   if (!sort) {
@@ -89,7 +91,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
         std::int64_t b = 0;
         for (int d = dim - 1; d >= 0; --d) {
           const T g = fold_to_grid(in[d][j], nf[d]);
-          const std::int64_t bd = std::min(static_cast<std::int64_t>(g) / bs[d], nbins[d] - 1);
+          const std::int64_t bd = std::min(static_cast<std::int64_t>(g) >> lbs[d], nbins[d] - 1);
           b = b * nbins[d] + bd;
         }
         bin[j] = b;
@@ -131,9 +133,9 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
         sp.extent[d] = 1;
         continue;
       }
-      std::int64_t lo = first_cell(out.g[d][sp.begin], w), hi = lo;
+      std::int64_t lo = generic::first_cell(out.g[d][sp.begin], w), hi = lo;
       for (std::int64_t j = sp.begin + 1; j < sp.end; ++j) {
-        const std::int64_t i0 = first_cell(out.g[d][j], w);
+        const std::int64_t i0 = generic::first_cell(out.g[d][j], w);
         lo = std::min(lo, i0);
         hi = std::max(hi, i0);
       }
@@ -143,6 +145,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
     max_cells = std::max(max_cells, sp.cells());
   }
   out.max_subproblem_cells = max_cells;
+  out.max_subproblem_points = per;
 }
 
 template void sort_points<float>(int, std::int64_t, const float*, const float*, const float*,

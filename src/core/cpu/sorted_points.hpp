@@ -23,6 +23,7 @@ struct SortedPoints {
   std::vector<std::int64_t> perm;   // sorted position -> user index
   std::vector<Subproblem> subproblems;
   std::int64_t max_subproblem_cells = 0;
+  std::int64_t max_subproblem_points = 0;
 
   std::size_t bytes() const {
     return (g[0].capacity() + g[1].capacity() + g[2].capacity()) * sizeof(T) +

@@ -1,7 +1,9 @@
 // The two halves of the CPU NUFFT that touch the nonuniform points: spreading strengths onto the
 // fine grid (type 1) and interpolating the fine grid at the points (type 2). Both run over the
 // bin-sorted points of SortedPoints; c is in the user's order (c[v * M + j], v < nvec), the
-// fine grids are nvec contiguous arrays of prod(nf) cells.
+// fine grids are nvec contiguous arrays of prod(nf) cells. Each call picks the widest
+// instruction set the CPU has (generic, AVX2+FMA, AVX-512; NUFFTMP_CPU_ISA=generic|avx2|avx512
+// in the environment overrides it, for tests and comparisons).
 #pragma once
 
 #include <array>
@@ -29,15 +31,17 @@ void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
             const std::complex<T>* c, int nvec, std::complex<T>* grid, int nthreads,
             std::vector<std::vector<T>>& scratch);
 
-// c[v * M + j] = sum over the w^d cells near point j of kernel * grid_v, for v < nvec.
+// c[v * M + j] = sum over the w^d cells near point j of kernel * grid_v, for v < nvec. Threads
+// take chunks of kInterpChunk sorted points (neighbours share grid cache lines); scratch holds
+// one output buffer per thread.
 template <typename T>
 void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const GridShape<T>& shape,
-            const std::complex<T>* grid, int nvec, std::complex<T>* c, int nthreads);
+            const std::complex<T>* grid, int nvec, std::complex<T>* c, int nthreads,
+            std::vector<std::vector<T>>& scratch);
 
-// i mod n in [0, n) for any sign of i.
-inline std::int64_t wrap_index(std::int64_t i, std::int64_t n) {
-  const std::int64_t r = i % n;
-  return r < 0 ? r + n : r;
-}
+constexpr std::int64_t kInterpChunk = 4096;
+
+// The instruction set the calls above use ("generic", "avx2", "avx512").
+const char* cpu_isa_name();
 
 }  // namespace nufftmp::detail::cpu

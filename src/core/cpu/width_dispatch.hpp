@@ -10,6 +10,9 @@
 
 namespace nufftmp::detail::cpu {
 
+// b^e at compile time (rows of W cells a point touches in D dimensions: W^(D-1)).
+constexpr int ipow(int b, int e) { return e == 0 ? 1 : b * ipow(b, e - 1); }
+
 template <int W>
 using Width = std::integral_constant<int, W>;
 

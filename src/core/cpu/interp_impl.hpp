@@ -1,0 +1,134 @@
+// Interpolation (type 2), compiled once per instruction set: included only by isa_*.cpp, each
+// of which defines NUFFTMP_CPU_ISA first (see kernel_eval.hpp for why).
+#include <omp.h>
+
+#include "cpu/spread_interp_isa.hpp"
+#include "cpu/width_dispatch.hpp"
+
+namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
+
+namespace {
+
+// sum_r wr[r] * (row r: W complex cells at base + off[r]), then weighted by kx along x.
+// One flat loop over the W^(D-1) rows with the 2W accumulators in registers.
+template <int R, int W, typename T>
+inline std::complex<T> interp_rows(const T* __restrict base, const std::int64_t* off,
+                                   const T* wr, const T* kx) {
+  T a[2 * W] = {};
+  for (int r = 0; r < R; ++r) {
+    const T* __restrict p = base + off[r];
+    const T w = wr[r];
+    for (int i = 0; i < 2 * W; ++i) a[i] += w * p[i];
+  }
+  T re = 0, im = 0;
+  for (int i = 0; i < W; ++i) {
+    re += kx[i] * a[2 * i];
+    im += kx[i] * a[2 * i + 1];
+  }
+  return {re, im};
+}
+
+template <int D, int W, typename T>
+void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
+                  const KernelEvaluator<T>& ker, const GridShape<T>& shape, const T* grid,
+                  int nvec, std::complex<T>* c, std::complex<T>* __restrict out) {
+  constexpr int R = ipow(W, D - 1);  // x-rows a point touches
+  const auto& nf = shape.nf;
+  const std::int64_t total = shape.cells(), M = pts.M, n = j1 - j0;
+  alignas(64) T k[3][W];
+  alignas(64) T wr[R];
+  alignas(64) T tmp[2 * W];
+  std::int64_t off[R];
+  for (std::int64_t j = j0; j < j1; ++j) {
+    std::int64_t i0[3] = {0, 0, 0};
+    for (int d = 0; d < D; ++d) {
+      const T g = pts.g[d][j];
+      i0[d] = first_cell(g, W);
+      kernel_values<W>(ker, static_cast<T>(i0[d]) - g, k[d]);
+    }
+    // Row offsets (in T units, to the row's first cell of the point) and row weights.
+    const bool x_wraps = i0[0] < 0 || i0[0] + W > nf[0];
+    const std::int64_t x_start = x_wraps ? 0 : 2 * i0[0];
+    if constexpr (D == 1) {
+      off[0] = x_start;
+      wr[0] = T(1);
+    } else {
+      for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
+        const std::int64_t z = D == 3 ? wrap_near(i0[2] + dz, nf[2]) : 0;
+        const T kz = D == 3 ? k[2][dz] : T(1);
+        for (int dy = 0; dy < W; ++dy) {
+          off[dz * W + dy] = 2 * (z * nf[1] + wrap_near(i0[1] + dy, nf[1])) * nf[0] + x_start;
+          wr[dz * W + dy] = k[1][dy] * kz;
+        }
+      }
+    }
+    for (int v = 0; v < nvec; ++v) {
+      const T* gv = grid + 2 * v * total;
+      std::complex<T> val;
+      if (!x_wraps) {
+        val = interp_rows<R, W>(gv, off, wr, k[0]);
+      } else {
+        // Near the x edges (rare): gather each row's W wrapped cells, then the same sum.
+        T a[2 * W] = {};
+        for (int r = 0; r < R; ++r) {
+          for (int i = 0; i < W; ++i) {
+            const std::int64_t x = wrap_near(i0[0] + i, nf[0]);
+            tmp[2 * i] = gv[off[r] + 2 * x];
+            tmp[2 * i + 1] = gv[off[r] + 2 * x + 1];
+          }
+          for (int i = 0; i < 2 * W; ++i) a[i] += wr[r] * tmp[i];
+        }
+        T re = 0, im = 0;
+        for (int i = 0; i < W; ++i) {
+          re += k[0][i] * a[2 * i];
+          im += k[0][i] * a[2 * i + 1];
+        }
+        val = {re, im};
+      }
+      out[v * n + (j - j0)] = val;
+    }
+  }
+  // Scatter to the user's order in a tight loop (the stores' cache misses overlap).
+  for (int v = 0; v < nvec; ++v)
+    for (std::int64_t j = j0; j < j1; ++j) c[v * M + pts.perm[j]] = out[v * n + (j - j0)];
+}
+
+template <int W, typename T>
+void interp_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
+                const GridShape<T>& shape, const T* grid, int nvec, std::complex<T>* c,
+                int nthreads, std::vector<std::vector<T>>& scratch) {
+  const std::int64_t M = pts.M;
+  const std::int64_t nchunks = (M + kInterpChunk - 1) / kInterpChunk;
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
+  for (std::int64_t s = 0; s < nchunks; ++s) {
+    auto* out = reinterpret_cast<std::complex<T>*>(scratch[omp_get_thread_num()].data());
+    const std::int64_t j0 = s * kInterpChunk, j1 = (M < j0 + kInterpChunk ? M : j0 + kInterpChunk);
+    switch (shape.dim) {
+      case 1: interp_range<1, W>(j0, j1, pts, ker, shape, grid, nvec, c, out); break;
+      case 2: interp_range<2, W>(j0, j1, pts, ker, shape, grid, nvec, c, out); break;
+      default: interp_range<3, W>(j0, j1, pts, ker, shape, grid, nvec, c, out); break;
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void interp_points(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
+                   const GridShape<T>& shape, const T* grid, int nvec, std::complex<T>* c,
+                   int nthreads, std::vector<std::vector<T>>& scratch) {
+  with_width(ker.w, [&](auto width) {
+    interp_width<decltype(width)::value>(pts, ker, shape, grid, nvec, c, nthreads, scratch);
+  });
+}
+
+template void interp_points<float>(const SortedPoints<float>&, const KernelEvaluator<float>&,
+                                   const GridShape<float>&, const float*, int,
+                                   std::complex<float>*, int,
+                                   std::vector<std::vector<float>>&);
+template void interp_points<double>(const SortedPoints<double>&, const KernelEvaluator<double>&,
+                                    const GridShape<double>&, const double*, int,
+                                    std::complex<double>*, int,
+                                    std::vector<std::vector<double>>&);
+
+}  // namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA

@@ -1,0 +1,5 @@
+// The spreading and interpolation loops compiled for the generic instruction set (see
+// CMakeLists.txt for its flags and spread_interp.cpp for the run-time choice).
+#define NUFFTMP_CPU_ISA generic
+#include "cpu/interp_impl.hpp"
+#include "cpu/spread_impl.hpp"

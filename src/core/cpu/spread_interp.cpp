@@ -1,0 +1,121 @@
+// Run-time choice of the instruction-set variant, and the work that does not depend on it
+// (zeroing the grids, sizing the per-thread boxes).
+#include "cpu/spread_interp.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "cpu/spread_interp_isa.hpp"
+#include "nufftmp/errors.hpp"
+
+namespace nufftmp::detail::cpu {
+
+namespace {
+
+// Grows scratch to nthreads buffers of at least need values (never shrinks: reused by every
+// execute); reports a failed allocation as OutOfMemory naming the size.
+template <typename T>
+void reserve_scratch(std::vector<std::vector<T>>& scratch, int nthreads, std::int64_t need,
+                     const char* what) {
+  try {
+    if (static_cast<int>(scratch.size()) < nthreads) scratch.resize(nthreads);
+    for (auto& s : scratch)
+      if (static_cast<std::int64_t>(s.size()) < need) s.resize(static_cast<size_t>(need));
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, std::string(what) + ": cannot allocate " +
+                                            std::to_string(nthreads) + " buffers of " +
+                                            std::to_string(need * sizeof(T) / 1e6) + " MB");
+  }
+}
+
+enum class Isa { Generic, Avx2, Avx512 };
+
+Isa detect_isa() {
+#if defined(NUFFTMP_CPU_X86_VARIANTS)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512bw");
+  Isa best = avx512 ? Isa::Avx512 : avx2 ? Isa::Avx2 : Isa::Generic;
+  if (const char* env = std::getenv("NUFFTMP_CPU_ISA")) {
+    // Only ever downgrade: asking for an instruction set the CPU lacks would crash.
+    if (std::strcmp(env, "generic") == 0) best = Isa::Generic;
+    if (std::strcmp(env, "avx2") == 0 && avx2) best = Isa::Avx2;
+  }
+  return best;
+#else
+  return Isa::Generic;
+#endif
+}
+
+Isa isa() {
+  static const Isa chosen = detect_isa();
+  return chosen;
+}
+
+}  // namespace
+
+const char* cpu_isa_name() {
+  switch (isa()) {
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx2: return "avx2";
+    default: return "generic";
+  }
+}
+
+template <typename T>
+void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const GridShape<T>& shape,
+            const std::complex<T>* c, int nvec, std::complex<T>* grid, int nthreads,
+            std::vector<std::vector<T>>& scratch) {
+  const std::int64_t nreal = 2 * shape.cells() * nvec;
+  T* g = reinterpret_cast<T*>(grid);
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+  for (std::int64_t i = 0; i < nreal; ++i) g[i] = T(0);
+  if (pts.M == 0) return;
+  // Buffers are sized here, outside the parallel region, so that a failed allocation is
+  // reported and not thrown inside a thread: one box and one strength gather per thread.
+  reserve_scratch(scratch, nthreads,
+                  2 * (pts.max_subproblem_cells + pts.max_subproblem_points) * nvec,
+                  "spread (subproblem boxes)");
+  switch (isa()) {
+#if defined(NUFFTMP_CPU_X86_VARIANTS)
+    case Isa::Avx512: avx512::spread_boxes(pts, ker, shape, c, nvec, g, nthreads, scratch); break;
+    case Isa::Avx2: avx2::spread_boxes(pts, ker, shape, c, nvec, g, nthreads, scratch); break;
+#endif
+    default: generic::spread_boxes(pts, ker, shape, c, nvec, g, nthreads, scratch); break;
+  }
+}
+
+template <typename T>
+void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const GridShape<T>& shape,
+            const std::complex<T>* grid, int nvec, std::complex<T>* c, int nthreads,
+            std::vector<std::vector<T>>& scratch) {
+  if (pts.M == 0) return;
+  reserve_scratch(scratch, nthreads, 2 * kInterpChunk * nvec, "interp (output buffers)");
+  const T* g = reinterpret_cast<const T*>(grid);
+  switch (isa()) {
+#if defined(NUFFTMP_CPU_X86_VARIANTS)
+    case Isa::Avx512: avx512::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
+    case Isa::Avx2: avx2::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
+#endif
+    default: generic::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
+  }
+}
+
+template void spread<float>(const SortedPoints<float>&, const KernelEvaluator<float>&,
+                            const GridShape<float>&, const std::complex<float>*, int,
+                            std::complex<float>*, int, std::vector<std::vector<float>>&);
+template void spread<double>(const SortedPoints<double>&, const KernelEvaluator<double>&,
+                             const GridShape<double>&, const std::complex<double>*, int,
+                             std::complex<double>*, int, std::vector<std::vector<double>>&);
+template void interp<float>(const SortedPoints<float>&, const KernelEvaluator<float>&,
+                            const GridShape<float>&, const std::complex<float>*, int,
+                            std::complex<float>*, int, std::vector<std::vector<float>>&);
+template void interp<double>(const SortedPoints<double>&, const KernelEvaluator<double>&,
+                             const GridShape<double>&, const std::complex<double>*, int,
+                             std::complex<double>*, int, std::vector<std::vector<double>>&);
+
+}  // namespace nufftmp::detail::cpu
