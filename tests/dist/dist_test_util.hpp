@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/test_data.hpp"
+#include "nufftmp/dist.hpp"
 
 namespace nufftmp::test {
 
@@ -21,6 +22,13 @@ inline int world_size() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
+}
+
+// The CPU tests pin the CPU engine (on a GPU machine Auto would pick CUDA).
+inline dist::ContextOptions cpu_context() {
+  dist::ContextOptions o;
+  o.backend = Backend::Cpu;
+  return o;
 }
 
 // Uneven shares of M: rank r weighs r + 1, and with more than one rank the last rank gets

@@ -85,7 +85,7 @@ TEST_P(ScatterGather, BytesRoundTripWithUnevenCounts) {
 INSTANTIATE_TEST_SUITE_P(Pieces, ScatterGather, ::testing::Values(std::int64_t(5), std::int64_t(2147483647)));
 
 TEST(ScatterGather, ScatterPointsAndGatherToRoot) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   const int P = ctx.size(), me = ctx.rank();
   const std::int64_t M = 2 * P + 1;
   std::vector<float> x(M), y(M);
@@ -113,7 +113,7 @@ TEST(ScatterGather, ScatterPointsAndGatherToRoot) {
 }
 
 TEST(ScatterGather, NullPointsOnRootFailEverywhere) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   try {
     scatter_points<double>(ctx, 1, 10, nullptr, nullptr, nullptr);
     FAIL() << "no throw";
@@ -170,8 +170,8 @@ TEST(Agreement, ParameterMismatchThrowsOnEveryRank) {
 }
 
 TEST(ContextTest, CpuBindingAndSubCommunicators) {
-  Context ctx;
-  EXPECT_EQ(ctx.backend(), Backend::Cpu);  // the CPU CI has no device
+  Context ctx(MPI_COMM_WORLD, cpu_context());
+  EXPECT_EQ(ctx.backend(), Backend::Cpu);
   EXPECT_EQ(ctx.comm_backend(), CommBackend::MpiHost);
   EXPECT_EQ(ctx.device(), -1);
   EXPECT_EQ(ctx.stream(), nullptr);
@@ -188,7 +188,7 @@ TEST(ContextTest, CpuBindingAndSubCommunicators) {
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, world_rank(), &half);
   {
-    Context sub(half);
+    Context sub(half, cpu_context());
     int hs = 0, hr = 0;
     MPI_Comm_size(half, &hs);
     MPI_Comm_rank(half, &hr);

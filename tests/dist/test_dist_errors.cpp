@@ -25,7 +25,7 @@ bool contains(const Error& e, const std::string& s) {
 }  // namespace
 
 TEST(DistErrors, NanPointOnOneRankThrowsOnEveryRank) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   const int P = ctx.size(), me = ctx.rank(), bad = P - 1;
   DistPlan<float> plan(ctx, 1, {16, 16}, +1, 1, 1e-5, cpu());
   auto rng = make_rng(21 + me);
@@ -53,7 +53,7 @@ TEST(DistErrors, NanPointOnOneRankThrowsOnEveryRank) {
 }
 
 TEST(DistErrors, MismatchedModesThrowOnEveryRank) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   const std::int64_t n2 = (ctx.size() > 1 && ctx.rank() == 1) ? 20 : 16;
   try {
     DistPlan<double> plan(ctx, 2, {16, n2}, +1, 1, 1e-8, cpu());
@@ -66,7 +66,7 @@ TEST(DistErrors, MismatchedModesThrowOnEveryRank) {
 }
 
 TEST(DistErrors, MismatchedToleranceThrowsOnEveryRank) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   const double tol = ctx.rank() == ctx.size() - 1 && ctx.size() > 1 ? 1e-6 : 1e-8;
   try {
     DistPlan<double> plan(ctx, 1, {32}, -1, 1, tol, cpu());
@@ -78,7 +78,7 @@ TEST(DistErrors, MismatchedToleranceThrowsOnEveryRank) {
 }
 
 TEST(DistErrors, InvalidParametersOnEveryRankAreTheirOwnError) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   try {
     DistPlan<float> plan(ctx, 3, {16}, +1, 1, 1e-5, cpu());
     FAIL() << "type 3 accepted";
@@ -96,7 +96,7 @@ TEST(DistErrors, InvalidParametersOnEveryRankAreTheirOwnError) {
 }
 
 TEST(DistErrors, NullOutputOnOneRankThrowsOnEveryRank) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   const int me = ctx.rank(), bad = 0;
   DistPlan<double> plan(ctx, 1, {8, 8, 8}, +1, 1, 1e-6, cpu());
   auto rng = make_rng(31 + me);

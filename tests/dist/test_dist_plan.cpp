@@ -63,7 +63,7 @@ void run_case(const Case& k) {
   single.set_points_host(M, pts.x(), pts.y(), pts.z());
   single.execute_host(ref_c.data(), ref_f.data());
 
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   DistOptions dopts;
   dopts.reduction = k.reduction;
   dopts.root = root;
@@ -160,7 +160,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, DistEqualsSingle, ::testing::ValuesIn(all_cases(
                          [](const auto& info) { return name_of(info.param); });
 
 TEST(DistPlanReuse, PointsOnceManyExecutesAndNoPointsAnywhere) {
-  Context ctx;
+  Context ctx(MPI_COMM_WORLD, cpu_context());
   Options opts;
   opts.backend = Backend::Cpu;
   const std::vector<std::int64_t> modes = {12, 10};
