@@ -76,6 +76,12 @@ struct DistOptions {
   // overlaps the compute of the next (device backends). Must divide ntransf; 0 = choose
   // (the whole batch in one reduction for host memory; about a quarter of it on GPUs).
   int reduce_batch = 0;
+  // Move the points so that every rank holds a near-equal contiguous share of the global
+  // sequence (rank 0's points first), whatever each rank brought: equal work per rank. The
+  // strengths (type 1) follow them and the values (type 2) come back to the caller's layout
+  // on every execute, through host memory (with the CUDA engine: set_points_host and
+  // execute_host only). The moves count as communication.
+  bool rebalance = false;
 };
 
 // Timings of the last execute on this rank (milliseconds).

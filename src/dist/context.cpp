@@ -1,6 +1,7 @@
 // dist::Context: our own duplicate of the user's communicator (errors returned, not fatal),
 // node-local ranks, round-robin GPU binding, the stream, and the communicator backends.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -39,8 +40,8 @@ void free_comm(MPI_Comm& c) {
 
 // Which local ranks use the same GPU as this one: equal UUIDs. Returns the lowest local rank
 // of this rank's group (the group's colour) and whether the group has more than one rank.
-std::pair<int, bool> gpu_group(MPI_Comm local_comm, int local_rank, int local_size, int device) {
-  const auto uuid = detail::device_uuid(device);
+std::pair<int, bool> gpu_group(MPI_Comm local_comm, int local_rank, int local_size,
+                               const std::array<unsigned char, 16>& uuid) {
   std::vector<unsigned char> all(16 * static_cast<std::size_t>(local_size));
   NUFFTMP_MPI_CHECK(MPI_Allgather(uuid.data(), 16, MPI_BYTE, all.data(), 16, MPI_BYTE, local_comm));
   int first = local_rank, members = 0;
@@ -105,6 +106,7 @@ Context::Context(MPI_Comm user_comm, const ContextOptions& opts)
   s.backend = opts.backend == Backend::Auto ? (all_have_gpu ? Backend::Cuda : Backend::Cpu)
                                             : opts.backend;
 
+  std::array<unsigned char, 16> uuid{};
   detail::agreed(s.comm, [&] {
     if (s.backend == Backend::Cpu && opts.comm == CommBackend::Nccl)
       throw Error(ErrorCode::InvalidArgument,
@@ -121,6 +123,7 @@ Context::Context(MPI_Comm user_comm, const ContextOptions& opts)
     // Round-robin over the node's visible GPUs unless the caller chose.
     s.device = opts.device >= 0 ? opts.device : s.local_rank % ndev;
     detail::set_device(s.device);
+    uuid = detail::device_uuid(s.device);
     s.stream = std::make_unique<detail::Stream>(s.device);
   });
   if (s.backend != Backend::Cuda) {
@@ -128,7 +131,7 @@ Context::Context(MPI_Comm user_comm, const ContextOptions& opts)
     return;
   }
 
-  auto [colour, shared] = gpu_group(s.local_comm, s.local_rank, s.local_size, s.device);
+  auto [colour, shared] = gpu_group(s.local_comm, s.local_rank, s.local_size, uuid);
   s.gpu_shared = shared;
   NUFFTMP_MPI_CHECK(MPI_Comm_split(s.local_comm, colour, s.local_rank, &s.same_gpu_comm));
   NUFFTMP_MPI_CHECK(MPI_Comm_set_errhandler(s.same_gpu_comm, MPI_ERRORS_RETURN));

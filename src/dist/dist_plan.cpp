@@ -10,6 +10,7 @@
 #include "agree.hpp"
 #include "context_impl.hpp"
 #include "mpi_check.hpp"
+#include "rebalance.hpp"
 #include "nufftmp/dist.hpp"
 
 namespace nufftmp::dist {
@@ -44,7 +45,11 @@ struct DistPlan<T>::Impl {
   std::int64_t nmodes = 1;
   DistOptions dopts;
   std::unique_ptr<Plan<T>> local;
-  std::int64_t M_local = 0, M_total = 0;
+  std::int64_t M_local = 0, M_total = 0;  // M_local: the points of the local plan
+  // Rebalance: the caller's layout (M_user points here) <-> near-equal shares (M_local).
+  std::unique_ptr<detail::Rebalancer> rebalancer;
+  std::int64_t M_user = 0;
+  std::vector<complex_type> c_balanced;
   DistTimings timings;
   // execute_host on a device plan: device copies of c and f, kept between calls.
   detail::DeviceBuffer dev_c, dev_f;
@@ -56,6 +61,12 @@ struct DistPlan<T>::Impl {
   bool is_root() const { return ctx->rank == dopts.root; }
 
   void set_points(std::int64_t M, const T* x, const T* y, const T* z, bool host_pointers);
+  void set_points_local(std::int64_t M, const T* x, const T* y, const T* z, bool host_pointers);
+  void set_points_rebalanced(std::int64_t M, const T* x, const T* y, const T* z,
+                             bool host_pointers);
+  void execute(complex_type* c, complex_type* f, bool host_pointers);
+  void execute_host_local(complex_type* c, complex_type* f);
+  void execute_rebalanced(complex_type* c, complex_type* f, bool host_pointers);
   void run(complex_type* c, complex_type* f, MemorySpace space);
   void run_type1(complex_type* c, complex_type* f, MemorySpace space);
   void run_type2(complex_type* c, complex_type* f, MemorySpace space);
@@ -85,7 +96,8 @@ DistPlan<T>::DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& m
        Param{"reduction", {static_cast<double>(dopts.reduction)}},
        Param{"root", {static_cast<double>(dopts.root)}},
        Param{"modes_on_all", {dopts.modes_on_all ? 1.0 : 0.0}},
-       Param{"reduce_batch", {static_cast<double>(dopts.reduce_batch)}}});
+       Param{"reduce_batch", {static_cast<double>(dopts.reduce_batch)}},
+       Param{"rebalance", {dopts.rebalance ? 1.0 : 0.0}}});
 
   detail::agreed(s.comm(), [&] {
     const int size = s.ctx->size;
@@ -127,6 +139,44 @@ template <typename T> DistPlan<T>& DistPlan<T>::operator=(DistPlan&&) noexcept =
 template <typename T>
 void DistPlan<T>::Impl::set_points(std::int64_t M, const T* x, const T* y, const T* z,
                                    bool host_pointers) {
+  if (dopts.rebalance) return set_points_rebalanced(M, x, y, z, host_pointers);
+  set_points_local(M, x, y, z, host_pointers);
+  M_user = M_local;
+}
+
+// Rebalance moves points through host memory: the CUDA engine takes them from the host API.
+template <typename T>
+void DistPlan<T>::Impl::set_points_rebalanced(std::int64_t M, const T* x, const T* y,
+                                              const T* z, bool host_pointers) {
+  const int dim = local->dim();
+  const T* in[3] = {x, y, z};
+  detail::agreed(comm(), [&] {
+    if (!host_pointers && local->memory_space() == MemorySpace::Device)
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan: rebalance moves points through host memory; with the CUDA engine "
+                  "use set_points_host / execute_host");
+    if (M < 0)
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan::set_points: M_local = " + std::to_string(M) + " (must be >= 0)");
+    for (int d = 0; d < dim; ++d)
+      if (M > 0 && !in[d])
+        throw Error(ErrorCode::InvalidArgument, std::string("DistPlan::set_points: ") + "xyz"[d] +
+                                                    " is null with M_local = " + std::to_string(M));
+  });
+  rebalancer = std::make_unique<detail::Rebalancer>(comm(), M);
+  std::vector<T> moved[3];
+  detail::agreed(comm(), [&] {
+    for (int d = 0; d < dim; ++d) moved[d].resize(static_cast<std::size_t>(rebalancer->count_after()));
+  });
+  for (int d = 0; d < dim; ++d) rebalancer->forward(in[d], moved[d].data(), sizeof(T));
+  auto ptr = [&](int d) { return d < dim ? moved[d].data() : nullptr; };
+  set_points_local(rebalancer->count_after(), ptr(0), ptr(1), ptr(2), true);
+  M_user = M;
+}
+
+template <typename T>
+void DistPlan<T>::Impl::set_points_local(std::int64_t M, const T* x, const T* y, const T* z,
+                                         bool host_pointers) {
   detail::agreed(comm(), [&] {
     if (M < 0)
       throw Error(ErrorCode::InvalidArgument,
@@ -272,18 +322,62 @@ void DistPlan<T>::Impl::run(complex_type* c, complex_type* f, MemorySpace space)
 
 template <typename T>
 void DistPlan<T>::execute(complex_type* c_local, complex_type* f) {
-  const auto t0 = Clock::now();
-  impl_->run(c_local, f, impl_->local->memory_space());
-  impl_->timings.total_ms = ms_since(t0);
+  impl_->execute(c_local, f, false);
+}
+template <typename T>
+void DistPlan<T>::execute_host(complex_type* c_local, complex_type* f) {
+  impl_->execute(c_local, f, true);
 }
 
 template <typename T>
-void DistPlan<T>::execute_host(complex_type* c_local, complex_type* f) {
-  Impl& s = *impl_;
+void DistPlan<T>::Impl::execute(complex_type* c, complex_type* f, bool host_pointers) {
   const auto t0 = Clock::now();
+  if (dopts.rebalance)
+    execute_rebalanced(c, f, host_pointers);
+  else if (host_pointers)
+    execute_host_local(c, f);
+  else
+    run(c, f, local->memory_space());
+  timings.total_ms = ms_since(t0);
+}
+
+// The strengths (type 1) move to the balanced layout before the run; the values (type 2) move
+// back after it. The moves count as communication.
+template <typename T>
+void DistPlan<T>::Impl::execute_rebalanced(complex_type* c, complex_type* f, bool host_pointers) {
+  detail::agreed(comm(), [&] {
+    if (!host_pointers && local->memory_space() == MemorySpace::Device)
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan: rebalance moves data through host memory; with the CUDA engine use "
+                  "execute_host");
+    if (!rebalancer)
+      throw Error(ErrorCode::InvalidArgument, "DistPlan::execute: set_points was not called");
+    if (!c && M_user > 0)
+      throw Error(ErrorCode::InvalidArgument,
+                  "DistPlan::execute: c is null with M_local = " + std::to_string(M_user));
+    c_balanced.resize(static_cast<std::size_t>(ntransf * M_local));
+  });
+  const auto eb = sizeof(complex_type);
+  auto t0 = Clock::now();
+  if (type == 1)
+    for (int t = 0; t < ntransf; ++t)
+      rebalancer->forward(c + t * M_user, c_balanced.data() + t * M_local, eb);
+  double moves_ms = ms_since(t0);
+  execute_host_local(c_balanced.data(), f);
+  t0 = Clock::now();
+  if (type == 2)
+    for (int t = 0; t < ntransf; ++t)
+      rebalancer->backward(c_balanced.data() + t * M_local, c + t * M_user, eb);
+  moves_ms += ms_since(t0);
+  timings.comm_ms += moves_ms;
+}
+
+// Host pointers: on a host plan the run itself; on a device plan through device copies.
+template <typename T>
+void DistPlan<T>::Impl::execute_host_local(complex_type* c_local, complex_type* f) {
+  Impl& s = *this;
   if (s.local->memory_space() == MemorySpace::Host) {
     s.run(c_local, f, MemorySpace::Host);
-    s.timings.total_ms = ms_since(t0);
     return;
   }
   // Device plan: stage through device copies so the collectives run on device buffers (NCCL
@@ -314,10 +408,9 @@ void DistPlan<T>::execute_host(complex_type* c_local, complex_type* f) {
     if (s.type == 2 && nc > 0)
       detail::copy_bytes(c_local, dc, static_cast<std::size_t>(nc) * sizeof(complex_type));
   });
-  s.timings.total_ms = ms_since(t0);
 }
 
-template <typename T> std::int64_t DistPlan<T>::num_points_local() const { return impl_->M_local; }
+template <typename T> std::int64_t DistPlan<T>::num_points_local() const { return impl_->M_user; }
 template <typename T> std::int64_t DistPlan<T>::num_points_total() const { return impl_->M_total; }
 template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *impl_->local; }
 template <typename T> DistTimings DistPlan<T>::last_timings() const { return impl_->timings; }

@@ -10,6 +10,7 @@
 #include "communicator.hpp"
 #include "dist/dist_test_util.hpp"
 #include "nufftmp/dist.hpp"
+#include "rebalance.hpp"
 #include "scatter_gather.hpp"
 
 using namespace nufftmp;
@@ -211,4 +212,22 @@ TEST(ContextTest, NcclOnTheCpuBackendIsRefusedEverywhere) {
     EXPECT_NE(std::string(e.what()).find("comm = nccl needs backend = cuda"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(Rebalance, ForwardEvensOutAndBackwardRestores) {
+  const int P = world_size(), me = world_rank();
+  const auto counts = uneven_counts(50, P);  // the last rank brings nothing
+  const std::int64_t off = offset_of(counts, me);
+  std::vector<std::int64_t> mine(counts[me]);
+  for (std::int64_t i = 0; i < counts[me]; ++i) mine[i] = off + i;
+  ddet::Rebalancer rb(MPI_COMM_WORLD, counts[me]);
+  EXPECT_EQ(rb.count_before(), counts[me]);
+  EXPECT_EQ(rb.count_after(), ddet::share_count(50, P, me));
+  std::vector<std::int64_t> even(rb.count_after(), -1);
+  rb.forward(mine.data(), even.data(), sizeof(std::int64_t));
+  const std::int64_t even_off = ddet::share_offset(50, P, me);
+  for (std::int64_t i = 0; i < rb.count_after(); ++i) EXPECT_EQ(even[i], even_off + i);
+  std::vector<std::int64_t> back(counts[me], -1);
+  rb.backward(even.data(), back.data(), sizeof(std::int64_t));
+  EXPECT_EQ(back, mine);
 }

@@ -24,6 +24,7 @@ struct Case {
   int ntransf, reduce_batch;
   bool root_last;      // root = last rank (else 0)
   bool modes_on_all;
+  bool rebalance = false;
 };
 
 std::string name_of(const Case& c) {
@@ -31,7 +32,8 @@ std::string name_of(const Case& c) {
          (c.scatter ? "_scatter" : "_own") +
          (c.reduction == Reduction::AllReduce ? "_allreduce" : "_reduce") + "_nt" +
          std::to_string(c.ntransf) + "_rb" + std::to_string(c.reduce_batch) +
-         (c.root_last ? "_rootlast" : "") + (c.modes_on_all ? "_modesall" : "");
+         (c.root_last ? "_rootlast" : "") + (c.modes_on_all ? "_modesall" : "") +
+         (c.rebalance ? "_rebalance" : "");
 }
 
 void PrintTo(const Case& c, std::ostream* os) { *os << name_of(c); }
@@ -69,6 +71,7 @@ void run_case(const Case& k) {
   dopts.root = root;
   dopts.modes_on_all = k.modes_on_all;
   dopts.reduce_batch = k.reduce_batch;
+  dopts.rebalance = k.rebalance;
   DistPlan<T> plan(ctx, k.type, modes, +1, k.ntransf, tol, opts, dopts);
 
   // This rank's points: its own uneven share, or the root's scatter.
@@ -145,6 +148,8 @@ std::vector<Case> all_cases() {
     v.push_back({dim, 2, false, Reduction::AllReduce, 1, 0, false, false});
     v.push_back({dim, 2, true, Reduction::AllReduce, 1, 0, true, true});
     v.push_back({dim, 2, false, Reduction::AllReduce, 2, 0, true, false});
+    v.push_back({dim, 1, false, Reduction::AllReduce, 2, 0, false, false, true});
+    v.push_back({dim, 2, false, Reduction::AllReduce, 2, 0, false, false, true});
   }
   return v;
 }
