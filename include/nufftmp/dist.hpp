@@ -33,13 +33,16 @@ enum class CommBackend {
 const char* comm_backend_name(CommBackend c) noexcept;  // "auto", "nccl", "mpi", "mpi-host"
 
 struct ContextOptions {
-  Backend backend = Backend::Auto;  // engine of the plans made in this context
+  Backend backend = Backend::Auto;  // engine of the plans; Auto: CUDA when every rank sees a GPU
   int device = -1;                  // -1: node-local rank % visible devices
-  CommBackend comm = CommBackend::Auto;
+  CommBackend comm = CommBackend::Auto;  // with the CPU engine always MPI on host buffers
 };
 
 // MPI communicator + node-local rank + GPU binding + stream + NCCL communicator.
-// Collective over comm: every rank constructs it together.
+// Collective over comm: every rank constructs it together (backend and comm must agree).
+// It works on its own duplicate of comm (errors returned as codes, thrown as
+// Error(MpiFailure)); comm() returns that duplicate. Ranks sharing a GPU are found by device
+// UUID. Environment: NUFFTMP_MPI_CUDA_AWARE=1/0 overrides the CUDA-aware MPI detection.
 class Context {
  public:
   explicit Context(MPI_Comm comm = MPI_COMM_WORLD, const ContextOptions& opts = ContextOptions());
@@ -85,17 +88,22 @@ struct DistOptions {
 };
 
 // Timings of the last execute on this rank (milliseconds).
+// With pipelined type 1 steps, compute_ms runs until the last step's compute has finished
+// and comm_ms is the communication left after it (the part not hidden behind compute).
 struct DistTimings {
   double compute_ms = 0;  // local plan (spread/FFT/deconv or the reverse)
-  double comm_ms = 0;     // reductions / broadcasts
-  double total_ms = 0;
+  double comm_ms = 0;     // reductions / broadcasts / rebalance moves
+  double total_ms = 0;    // the whole call (host <-> device copies of execute_host included)
 };
 
 template <typename T>
 class DistPlan {
  public:
   using complex_type = std::complex<T>;
-  // Collective. type, modes, isign, ntransf, tol must agree on all ranks (checked).
+  // Collective. type, modes, isign, ntransf, tol (and modeord, upsampfac, the DistOptions)
+  // must agree on all ranks: a mismatch is Error(InvalidArgument) on every rank, naming the
+  // parameter and the values. opts.backend must be Auto or the context's; on GPUs the local
+  // plan runs on the context's device and stream (opts.gpu_device / cuda_stream are replaced).
   DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& modes, int isign,
            int ntransf, double tol, const Options& opts = Options(),
            const DistOptions& dopts = DistOptions());
@@ -108,13 +116,17 @@ class DistPlan {
   void set_points_host(std::int64_t M_local, const T* x, const T* y = nullptr,
                        const T* z = nullptr);
   // Collective. c_local: ntransf * M_local; f: ntransf * prod(N) (type 1 output: meaningful on
-  // every rank for AllReduce, on root for Reduce; type 2 input: read on root unless
-  // modes_on_all). Memory space of the plan (execute) or host (execute_host).
+  // every rank for AllReduce, on root for Reduce (other ranks keep their partial sums); type 2
+  // input: read on root unless modes_on_all; other ranks may pass null, or an array that
+  // receives the root's modes). Memory space of the plan (execute) or host (execute_host: on
+  // GPUs through device copies kept by the plan, the collectives still on device buffers).
+  // An error on any rank is thrown on every rank (RemoteFailure on those that did not fail).
   void execute(complex_type* c_local, complex_type* f);
   void execute_host(complex_type* c_local, complex_type* f);
 
-  std::int64_t num_points_local() const;
+  std::int64_t num_points_local() const;  // as passed to set_points (before any rebalance)
   std::int64_t num_points_total() const;
+  // The single-device plan of this rank (its ntransf is the reduce_batch step for type 1).
   const Plan<T>& local_plan() const;
   DistTimings last_timings() const;
 

@@ -78,6 +78,11 @@ class NcclCommunicator final : public Communicator {
 
     if (group_size_ > 1)
       group_ = make_mpi_device_communicator(same_gpu_comm, device_, stream, false);
+    // One GPU shared anywhere makes every rank take the hierarchical path: the NCCL calls of
+    // all leaders must match (an all-reduce here cannot meet a reduce there).
+    int any_group = group_size_ > 1 ? 1 : 0;
+    NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &any_group, 1, MPI_INT, MPI_MAX, comm));
+    hierarchical_ = any_group != 0;
 
     NUFFTMP_DIST_CUDA_TRY(cudaSetDevice(device_));
     NUFFTMP_DIST_CUDA_TRY(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
@@ -111,7 +116,7 @@ class NcclCommunicator final : public Communicator {
   }
 
  public:
-  const char* name() const override { return group_size_ > 1 ? "nccl+mpi-groups" : "nccl"; }
+  const char* name() const override { return hierarchical_ ? "nccl+mpi-groups" : "nccl"; }
   MemorySpace memory_space() const override { return MemorySpace::Device; }
 
   void allreduce(void* buf, std::int64_t n, Scalar s) override {
@@ -135,22 +140,22 @@ class NcclCommunicator final : public Communicator {
   }
 
   void allreduce_start(void* buf, std::int64_t n, Scalar s) override {
-    if (group_) {  // ranks share the GPU: the in-group MPI steps block anyway
-      group_->reduce(buf, n, s, 0);
+    if (hierarchical_) {  // ranks share a GPU: the in-group MPI steps block anyway
+      if (group_) group_->reduce(buf, n, s, 0);
       if (nccl_) {
         after_compute();
         NUFFTMP_NCCL_TRY(
             ncclAllReduce(buf, buf, count(n), nccl_type(s), ncclSum, nccl_, comm_stream_));
         wait();
       }
-      group_->bcast(buf, n, s, 0);
+      if (group_) group_->bcast(buf, n, s, 0);
       return;
     }
     after_compute();
     NUFFTMP_NCCL_TRY(ncclAllReduce(buf, buf, count(n), nccl_type(s), ncclSum, nccl_, comm_stream_));
   }
   void reduce_start(void* buf, std::int64_t n, Scalar s, int root) override {
-    if (group_) return allreduce_start(buf, n, s);  // see the header comment
+    if (hierarchical_) return allreduce_start(buf, n, s);  // see the header comment
     after_compute();
     NUFFTMP_NCCL_TRY(ncclReduce(buf, buf, count(n), nccl_type(s), ncclSum, leader_of_[root],
                                 nccl_, comm_stream_));
@@ -171,6 +176,7 @@ class NcclCommunicator final : public Communicator {
   cudaStream_t comm_stream_ = nullptr;
   cudaEvent_t ready_ = nullptr;
   int group_rank_ = 0, group_size_ = 1, my_leader_ = -1;
+  bool hierarchical_ = false;
   std::vector<int> group_rank_of_, leader_of_;
   MPI_Comm leaders_ = MPI_COMM_NULL;
   ncclComm_t nccl_ = nullptr;
