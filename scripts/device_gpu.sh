@@ -46,13 +46,15 @@ if want bench; then
   }
   for dist in uniform cluster; do
     chk=""; [ "$dist" = uniform ] && chk="--check"
-    for m in gm-sort sm output; do
+    ms="gm-sort sm output"; [ "$dist" = uniform ] && ms="gm gm-sort sm output"
+    for m in $ms; do
       bench P1 $dist $m --prec f --type 1 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 $chk
       bench P3 $dist $m --prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5 $chk
       bench P5 $dist $m --prec d --type 1 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9 $chk
       bench P7 $dist $m --prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5 $chk
     done
-    for m in gm-sort sm; do
+    ms="gm-sort sm"; [ "$dist" = uniform ] && ms="gm gm-sort sm"
+    for m in $ms; do
       bench P2 $dist $m --prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 $chk
       bench P4 $dist $m --prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5 $chk
       bench P6 $dist $m --prec d --type 2 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9 $chk
@@ -78,21 +80,15 @@ if want tune; then
   P3="--prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5 --method output"
   P5="--prec d --type 1 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9 --method output"
   P7="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5 --method output"
-  for b in 8,8,8 16,8,8 16,16,8 4,4,4; do for np in 32 64 128; do
+  for b in 8,8,8 4,4,4; do for np in 32 64 128; do
     tune P1 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P1; done; done
-  for b in 16,16 32,32 64,32 64,64; do for np in 64 128 256; do
+  for b in 16,16 32,32; do for np in 128 256; do
     tune P3 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P3; done; done
-  for b in 8,8,8 8,8,4 4,4,4 16,8,8; do for np in 32 64; do
-    tune P5 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P5; done; done
-  for b in 512 1024 2048 4096; do for np in 128 256; do
-    tune P7 NUFFTMP_CUDA_BINSIZE=$b NUFFTMP_CUDA_NP=$np -- $P7; done; done
-  for b in 8,8,8 16,16,4; do
-    tune P2 NUFFTMP_CUDA_BINSIZE=$b -- --prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 --method sm; done
-  for b in 32,32 64,64; do
-    tune P4 NUFFTMP_CUDA_BINSIZE=$b -- --prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5 --method sm; done
-  tune P1s125 -- $P1 --upsampfac 1.25
-  tune P5s125 -- $P5 --upsampfac 1.25
-  tune P2s125 -- --prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5 --method gm-sort --upsampfac 1.25
+  for np in 16 32 64; do tune P5 NUFFTMP_CUDA_BINSIZE=4,4,4 NUFFTMP_CUDA_NP=$np -- $P5; done
+  for b in 4,4,4 8,8,8; do
+    tune P6 NUFFTMP_CUDA_BINSIZE=$b -- --prec d --type 2 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9 --method sm; done
+  for b in 512 2048 4096; do
+    tune P8 NUFFTMP_CUDA_BINSIZE=$b -- --prec f --type 2 --N1 10000000 --M 20000000 --tol 1e-5 --method sm; done
   python3 scripts/device_gpu_table.py "$OUT/tune.jsonl" > "$OUT/tune_table.md"
   cut -c1-150 "$OUT/tune_table.md" | sort -t'|' -k2,2 -k7,7n | awk -F'|' '{print $2 "|" $4 "|" $7 "|" $9}' | head -60
 fi

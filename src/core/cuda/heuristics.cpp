@@ -72,7 +72,8 @@ void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
   }
   if (dim == 1) bs[0] = 1024;
   if (dim == 2) bs[0] = bs[1] = 32;
-  if (dim == 3) bs[0] = bs[1] = bs[2] = (tsize == 8 && w > 12) ? 4 : 8;
+  // Measured on P5 (double, w = 10): 4^3 bins 8.5 ms against 11.4 ms for 8^3 (H200).
+  if (dim == 3) bs[0] = bs[1] = bs[2] = (tsize == 8 && w >= 8) ? 4 : 8;
 }
 
 template <typename T>
@@ -107,7 +108,8 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props) {
   ch.maxsub = o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", 1024);
   ch.np = o.points_per_block > 0
               ? o.points_per_block
-              : env_int("NUFFTMP_CUDA_NP", dim == 3 ? 64 : dim == 2 ? 128 : 256);
+              : env_int("NUFFTMP_CUDA_NP", dim == 3 ? (sizeof(T) == 8 ? 32 : 64)
+                                                    : dim == 2 ? 128 : 256);
   ch.threads = std::min(256, std::max(32, env_int("NUFFTMP_CUDA_THREADS", 256)));  // kernels are built for <= 256
   const Method tiled = (cfg.type == 2) ? Method::SM : m;
   // Shrink the largest bin side until the tile fits the opt-in shared memory.

@@ -20,44 +20,83 @@ struct Rows {
   static constexpr int value = D == 1 ? 1 : (D == 2 ? W : W * W);
 };
 
+// Shared-memory accumulation. Hopper has no shared-memory float atomic add (the compiler emits
+// a compare-and-swap loop: a load, an add, ATOMS.CAST, a branch), but 32-bit integer adds are
+// native. For float, the tile therefore accumulates in 32-bit fixed point, scaled per
+// subproblem so that no cell can overflow: every cell's real (imaginary) part is bounded by
+// sum_j |c_j| (kernel values <= 1), and that sum maps to 2^30. The rounding error per add is
+// then 2^-31 sum_j |c_j|, far under float's own rounding of the cell values.
+// Double keeps a floating-point tile (its CAS-loop atomics are the price of 1e-14 accuracy).
+template <typename T> struct TileAccum;
+template <> struct TileAccum<float> {
+  using type = int;
+  static constexpr bool fixed = true;
+};
+template <> struct TileAccum<double> {
+  using type = double;
+  static constexpr bool fixed = false;
+};
+
 template <typename T, int W, int D>
 __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, GridView grid,
                                                             BinView bins, TileView tile,
                                                             KernelCoeffs<T> kc,
                                                             const Subproblem* subs, int np,
                                                             const cplx<T>* c, cplx<T>* fw) {
+  using A = typename TileAccum<T>::type;
+  constexpr bool kFixed = TileAccum<T>::fixed;
   extern __shared__ unsigned char smem_raw[];
-  T* re = reinterpret_cast<T*>(smem_raw);
-  T* im = re + tile.cells;
-  T* kval = im + tile.cells;               // [np][D][W]
-  T* cval = kval + std::int64_t(np) * D * W;  // [np][2]
-  int* base = reinterpret_cast<int*>(cval + 2 * np);  // [np]: tile offset of the stencil's first cell
+  A* re = reinterpret_cast<A*>(smem_raw);
+  A* im = re + tile.cells;
+  T* kval = reinterpret_cast<T*>(im + tile.cells);  // [np][D][W]
+  T* cval = kval + std::int64_t(np) * D * W;          // [np][2], pre-scaled for fixed point
+  int* offs = reinterpret_cast<int*>(cval + 2 * np);  // [np][D]: tile offset per axis
+  __shared__ T warp_sums[8];
   const int v = blockIdx.y;
   c += std::int64_t(v) * pts.M;
   fw += std::int64_t(v) * grid.total;
   const Subproblem sub = subs[blockIdx.x];
   int origin[3];
   tile_origin<D>(bins, tile, sub.bin, origin);
-  tile_zero(re, im, tile.cells);
+  for (std::int64_t t = threadIdx.x; t < tile.cells; t += blockDim.x) {
+    re[t] = A(0);
+    im[t] = A(0);
+  }
+  T scale = T(1);
+  if constexpr (kFixed) {
+    T sum = T(0);
+    for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
+      const cplx<T> cv = c[pts.perm[sub.start + p]];
+      sum += fabs(cv.x) + fabs(cv.y);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    T total = T(0);
+    for (int k = 0; k < int(blockDim.x >> 5); ++k) total += warp_sums[k];
+    // Slightly above the bound, so rounding of the scaled values cannot reach 2^31.
+    scale = total > T(0) ? T(1073741824.0) / (total * T(1.0001)) : T(1);
+  }
+  const int tstride[3] = {1, tile.stride0, tile.stride0 * tile.width[1]};
   constexpr int R = Rows<W, D>::value;
   for (int first = 0; first < sub.count; first += np) {
     const int n = min(np, sub.count - first);
     __syncthreads();  // tile zeroed / previous round's staging consumed
-    for (int p = threadIdx.x; p < n; p += blockDim.x) {
+    // Staging: one task per (point, axis), so all threads evaluate kernel values.
+    for (int task = threadIdx.x; task < n * D; task += blockDim.x) {
+      const int p = task / D, d = task - p * D;
       const std::int64_t i = sub.start + first + p;
-      const cplx<T> cv = c[pts.perm[i]];
-      cval[2 * p] = cv.x;
-      cval[2 * p + 1] = cv.y;
-      int l[3] = {0, 0, 0};
+      T k[W];
+      eval_kernel<W>(kc, pts.s[d][i], k);
 #pragma unroll
-      for (int d = 0; d < D; ++d) {
-        T k[W];
-        eval_kernel<W>(kc, pts.s[d][i], k);
-#pragma unroll
-        for (int t = 0; t < W; ++t) kval[(p * D + d) * W + t] = k[t];
-        l[d] = pts.i0[d][i] - origin[d];
+      for (int t = 0; t < W; ++t) kval[task * W + t] = k[t];
+      offs[task] = (pts.i0[d][i] - origin[d]) * tstride[d];
+      if (d == 0) {
+        const cplx<T> cv = c[pts.perm[i]];
+        cval[2 * p] = cv.x * scale;
+        cval[2 * p + 1] = cv.y * scale;
       }
-      base[p] = l[0] + tile.stride0 * (l[1] + tile.width[1] * l[2]);
     }
     __syncthreads();
     const int items = n * R;
@@ -66,25 +105,46 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
       const int r = it - p * R;
       const T* kp = kval + p * D * W;
       T wgt = T(1);
-      int off = base[p];
+      int off = offs[p * D];
       if constexpr (D == 2) {
         wgt = kp[W + r];
-        off += r * tile.stride0;
+        off += offs[p * D + 1] + r * tile.stride0;
       } else if constexpr (D == 3) {
         const int dy = r % W, dz = r / W;
         wgt = kp[W + dy] * kp[2 * W + dz];
-        off += tile.stride0 * (dy + tile.width[1] * dz);
+        off += offs[p * D + 1] + offs[p * D + 2] + tile.stride0 * (dy + tile.width[1] * dz);
       }
       const T cr = cval[2 * p] * wgt, ci = cval[2 * p + 1] * wgt;
 #pragma unroll
       for (int dx = 0; dx < W; ++dx) {
-        atomicAdd(re + off + dx, cr * kp[dx]);
-        atomicAdd(im + off + dx, ci * kp[dx]);
+        if constexpr (kFixed) {
+          atomicAdd(re + off + dx, __float2int_rn(cr * kp[dx]));
+          atomicAdd(im + off + dx, __float2int_rn(ci * kp[dx]));
+        } else {
+          atomicAdd(re + off + dx, cr * kp[dx]);
+          atomicAdd(im + off + dx, ci * kp[dx]);
+        }
       }
     }
   }
   __syncthreads();
-  tile_flush<T, D>(re, im, tile, origin, grid, fw);
+  // Flush: one complex atomic per non-zero cell.
+  const T unscale = T(1) / scale;
+  const int w0 = tile.width[0], w1 = tile.width[1];
+  const int ncell = tile.width[0] * tile.width[1] * tile.width[2];
+  for (int t = threadIdx.x; t < ncell; t += blockDim.x) {
+    const int tx = t % w0;
+    const int ty = D >= 2 ? (t / w0) % w1 : 0;
+    const int tz = D == 3 ? t / (w0 * w1) : 0;
+    const int sidx = tx + tile.stride0 * (ty + w1 * tz);
+    const A ar = re[sidx], ai = im[sidx];
+    if (ar == A(0) && ai == A(0)) continue;
+    std::int64_t g = wrap_tile(origin[0] + tx, grid.nf[0]);
+    if (D >= 2) g += std::int64_t(grid.nf[0]) * wrap_tile(origin[1] + ty, grid.nf[1]);
+    if (D == 3)
+      g += std::int64_t(grid.nf[0]) * grid.nf[1] * wrap_tile(origin[2] + tz, grid.nf[2]);
+    atomic_add_cplx(fw + g, T(ar) * unscale, T(ai) * unscale);
+  }
 }
 
 }  // namespace
@@ -92,7 +152,8 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
   const std::size_t tile = 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
-  return tile + std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) + sizeof(int));
+  return tile + std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
+                                   std::size_t(dim) * sizeof(int));
 }
 
 template <typename T>
