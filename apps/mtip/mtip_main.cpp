@@ -27,6 +27,7 @@ void usage() {
       "  --resume                continue from the checkpoint's last generation\n"
       "  --cg-iter N, --cg-tol T conjugate gradients limits (default 200, 1e-6)\n"
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
+      "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
       "  --double                double precision NUFFTs (default float)\n"
       "  --cpu                   force the CPU engine (default: GPU when present)\n"
       "  --seed N                seed of the random start orientations\n"
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
       {"cg-tol", required_argument, nullptr, 'T'},
       {"phase-cycles", required_argument, nullptr, 'p'},
       {"double", no_argument, nullptr, 'D'},
+      {"fit-scale", no_argument, nullptr, 'f'},
       {"cpu", no_argument, nullptr, 'C'},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
       case 'T': ro.merge.tol = std::atof(optarg); break;
       case 'p': ro.phase.cycles = std::atoi(optarg); break;
       case 'D': ro.use_double = true; break;
+      case 'f': ro.match.fit_scale = true; break;
       case 'C': ro.nufft.backend = Backend::Cpu; break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;

@@ -24,6 +24,7 @@ void usage() {
       "  --distance M         sample-detector distance in metres (default 0.06)\n"
       "  --wavelength A       wavelength in Angstrom (default 2.0)\n"
       "  --atoms N            random molecule of N Gaussian atoms (default 40)\n"
+      "  --shape S            clusters (default: four unequal clusters, no symmetry) or ball\n"
       "  --pdb FILE           molecule from the ATOM records of a PDB file instead\n"
       "  --sigma S            atom radius in voxels (default 1.0)\n"
       "  --fluence F          mean photons per pixel (default 100); 0 = no noise\n"
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::string output, pdb;
+  std::string output, pdb, shape = "clusters";
   std::int64_t M = 33, n_images = 200, atoms = 40;
   Detector det;
   det.nx = det.ny = 32;
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
       {"ny", required_argument, nullptr, 'y'}, {"pixel-size", required_argument, nullptr, 'p'},
       {"distance", required_argument, nullptr, 'd'},
       {"wavelength", required_argument, nullptr, 'w'}, {"atoms", required_argument, nullptr, 'a'},
-      {"pdb", required_argument, nullptr, 'P'}, {"sigma", required_argument, nullptr, 's'},
+      {"pdb", required_argument, nullptr, 'P'}, {"shape", required_argument, nullptr, 'H'}, {"sigma", required_argument, nullptr, 's'},
       {"fluence", required_argument, nullptr, 'f'}, {"seed", required_argument, nullptr, 'S'},
       {"float", no_argument, nullptr, 'F'}, {"cpu", no_argument, nullptr, 'C'},
       {"help", no_argument, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
@@ -94,6 +95,7 @@ int main(int argc, char** argv) {
       case 'w': det.wavelength = std::atof(optarg); break;
       case 'a': atoms = std::atoll(optarg); break;
       case 'P': pdb = optarg; break;
+      case 'H': shape = optarg; break;
       case 's': sigma = std::atof(optarg); break;
       case 'f': fluence = std::atof(optarg); break;
       case 'S': seed = std::strtoull(optarg, nullptr, 10); break;
@@ -113,8 +115,11 @@ int main(int argc, char** argv) {
       const auto pos = pixel_positions_reciprocal(det);
       const double scale = reciprocal_scale(pos);
       const double dx = scale / (2 * 3.14159265358979323846);  // voxel, Angstrom
-      const Molecule mol = pdb.empty() ? random_molecule(atoms, M, sigma, seed)
-                                       : pdb_molecule(pdb, dx, M, sigma);
+      if (shape != "clusters" && shape != "ball")
+        throw Error(ErrorCode::InvalidArgument, "--shape " + shape + " (clusters or ball)");
+      const Molecule mol = !pdb.empty()        ? pdb_molecule(pdb, dx, M, sigma)
+                           : shape == "ball" ? random_molecule(atoms, M, sigma, seed)
+                                             : clustered_molecule(atoms, M, sigma, seed);
       const auto density = density_on_grid(mol, M);
       std::mt19937_64 rng(seed + 1);
       std::vector<Quaternion> orient(static_cast<std::size_t>(n_images));

@@ -144,6 +144,10 @@ struct Molecule {
 };
 // n_atoms at random in a ball that keeps the autocorrelation inside the M^3 lattice.
 Molecule random_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, std::uint64_t seed);
+// n_atoms in four clusters of unequal weight at non-coplanar, unequal positions: a molecule
+// whose intensity has no rotational symmetry even at low resolution (a round blob has nearly
+// every symmetry there, which starves orientation matching).
+Molecule clustered_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, std::uint64_t seed);
 // ATOM/HETATM records of a PDB file, centred, converted to lattice units with voxel dx
 // (Angstrom). Throws if the molecule does not fit (autocorrelation inside M^3).
 Molecule pdb_molecule(const std::string& path, double dx, std::int64_t M, double sigma);
@@ -253,13 +257,17 @@ PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOpti
 // ---------------------------------------------------------------- matching (matching.cpp)
 struct MatchOptions {
   std::int64_t batch = 256;  // reference slices computed at a time
+  // Fit a scale per image and reference (min_a ||b - a s||^2, i.e. max (b.s)^2/||s||^2 with
+  // b.s > 0): robust to a model whose overall scale is off, as early in the loop.
+  bool fit_scale = false;
   double nufft_tol = 0;      // 0: 1e-5 (float) / 1e-9 (double)
 };
 struct MatchReport {
   double slicing_ms = 0, gemm_ms = 0;
 };
 // For each local image (n_images x npix, row-major), the index of the reference orientation
-// whose model slice is nearest in least squares (min ||s_r||^2 - 2 b.s_r). Local work only.
+// whose model slice is nearest in least squares (min ||s_r||^2 - 2 b.s_r, or with a fitted
+// scale, see MatchOptions). Local work only.
 template <typename T>
 std::vector<std::int64_t> match_orientations(const std::vector<double>& model, std::int64_t M,
                                              const std::vector<Quaternion>& refs,

@@ -1,7 +1,9 @@
 #include "fft3d.hpp"
 
 #include <fftw3.h>
+#include <omp.h>
 
+#include <mutex>
 #include <string>
 
 #include "nufftmp/errors.hpp"
@@ -20,6 +22,8 @@ template <> struct Fftw<double> {
   }
   static void run(plan p) { fftw_execute(p); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
+  static int init_threads() { return fftw_init_threads(); }
+  static void plan_with_nthreads(int n) { fftw_plan_with_nthreads(n); }
 };
 template <> struct Fftw<float> {
   using plan = fftwf_plan;
@@ -31,7 +35,20 @@ template <> struct Fftw<float> {
   }
   static void run(plan p) { fftwf_execute(p); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static int init_threads() { return fftwf_init_threads(); }
+  static void plan_with_nthreads(int n) { fftwf_plan_with_nthreads(n); }
 };
+
+// The CG of merging runs two (2M)^3 FFTs per step on the host: large transforms use every
+// OpenMP thread (small ones lose to the threading overhead). The thread count is global FFTW
+// state, so it is set before each of our plans.
+template <typename T>
+void set_threads(std::int64_t n) {
+  static std::once_flag once;
+  static bool threads_ok = false;
+  std::call_once(once, [] { threads_ok = Fftw<T>::init_threads() != 0; });
+  if (threads_ok) Fftw<T>::plan_with_nthreads(n >= (std::int64_t(1) << 18) ? omp_get_max_threads() : 1);
+}
 }  // namespace
 
 template <typename T>
@@ -40,6 +57,7 @@ Fft3d<T>::Fft3d(std::int64_t nx, std::int64_t ny, std::int64_t nz) : n_(nx * ny 
   data_ = static_cast<std::complex<T>*>(F::alloc(sizeof(std::complex<T>) * n_));
   if (!data_) throw Error(ErrorCode::OutOfMemory, "FFT buffer of " + std::to_string(n_) + " cells");
   auto* d = reinterpret_cast<typename F::cpx*>(data_);
+  set_threads<T>(n_);
   // FFTW's first dimension is the slowest: (nz, ny, nx) for our x-fastest arrays. ESTIMATE
   // leaves the buffer untouched and plans in microseconds.
   fwd_ = F::make(int(nz), int(ny), int(nx), d, FFTW_FORWARD);

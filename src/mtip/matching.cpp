@@ -5,6 +5,7 @@
 // batch.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 
 #include "nufftmp/mtip.hpp"
@@ -21,7 +22,7 @@ double ms_since(Clock::time_point t0) {
 // stays in cache while the pixel loop streams.
 template <typename T>
 void least_squares_costs(const float* B, std::int64_t ni, const T* S, std::int64_t nr,
-                         std::int64_t npix, const std::vector<double>& snorm,
+                         std::int64_t npix, const std::vector<double>& snorm, bool fit_scale,
                          std::vector<double>& cost) {
   constexpr std::int64_t bi = 8, br = 8;
   cost.assign(static_cast<std::size_t>(ni * nr), 0.0);
@@ -42,7 +43,9 @@ void least_squares_costs(const float* B, std::int64_t ni, const T* S, std::int64
       }
       for (std::int64_t i = i0; i < i1; ++i)
         for (std::int64_t r = r0; r < r1; ++r)
-          cost[i * nr + r] = snorm[r] - 2.0 * acc[i - i0][r - r0];
+          cost[i * nr + r] = fit_scale ? -std::max(0.0, acc[i - i0][r - r0]) /
+                                             std::sqrt(std::max(snorm[r], 1e-300))
+                                       : snorm[r] - 2.0 * acc[i - i0][r - r0];
     }
 }
 }  // namespace
@@ -82,7 +85,7 @@ std::vector<std::int64_t> match_orientations(const std::vector<double>& model, s
         snorm[r] += static_cast<double>(S[r * npix + p]) * S[r * npix + p];
     rep.slicing_ms += ms_since(t0);
     t0 = Clock::now();
-    least_squares_costs(images, n_images, S.data(), nb, npix, snorm, cost);
+    least_squares_costs(images, n_images, S.data(), nb, npix, snorm, mopts.fit_scale, cost);
     for (std::int64_t i = 0; i < n_images; ++i)
       for (std::int64_t r = 0; r < nb; ++r)
         if (cost[i * nb + r] < best_cost[i]) {

@@ -55,6 +55,38 @@ Molecule random_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, std
   return mol;
 }
 
+Molecule clustered_molecule(std::int64_t n_atoms, std::int64_t M, double sigma,
+                            std::uint64_t seed) {
+  if (n_atoms < 4) throw Error(ErrorCode::InvalidArgument, "atoms = " + std::to_string(n_atoms) + " (>= 4)");
+  if (!(sigma > 0)) throw Error(ErrorCode::InvalidArgument, "sigma = " + std::to_string(sigma));
+  const double R = max_centre_radius(M, sigma);
+  if (R <= 0)
+    throw Error(ErrorCode::InvalidArgument,
+                "M = " + std::to_string(M) + " is too small for atoms of sigma " +
+                    std::to_string(sigma) + " (need M > " + std::to_string(12 * sigma + 1) + ")");
+  // Cluster centres and radii (in units of R) keep every atom inside the ball of radius R.
+  const double centre[4][3] = {{0.6, 0.1, 0.0}, {-0.35, 0.5, 0.1}, {-0.2, -0.35, 0.5},
+                               {0.1, -0.2, -0.6}};
+  const double share[4] = {0.4, 0.3, 0.2, 0.1};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1), w(0.5, 1.5);
+  Molecule mol;
+  mol.sigma = sigma;
+  for (int c = 0; c < 4; ++c) {
+    const std::int64_t n = c < 3 ? std::max<std::int64_t>(1, std::llround(share[c] * n_atoms))
+                                 : std::max<std::int64_t>(1, n_atoms - static_cast<std::int64_t>(mol.atoms.size()));
+    for (std::int64_t i = 0; i < n;) {
+      const double a = u(rng), b = u(rng), d = u(rng);
+      if (a * a + b * b + d * d > 1) continue;
+      mol.atoms.push_back({R * (centre[c][0] + 0.3 * a), R * (centre[c][1] + 0.3 * b),
+                           R * (centre[c][2] + 0.3 * d)});
+      mol.weight.push_back(w(rng));
+      ++i;
+    }
+  }
+  return mol;
+}
+
 Molecule pdb_molecule(const std::string& path, double dx, std::int64_t M, double sigma) {
   std::ifstream in(path);
   if (!in) throw Error(ErrorCode::IoFailure, "cannot open PDB file '" + path + "'");

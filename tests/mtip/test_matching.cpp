@@ -74,6 +74,17 @@ TEST(MtipMatching, FindsTrueOrientations) {
               "slicing %.0f ms, products %.0f ms)\n",
               exact, (long long)s.n_images, good, spacing, covering, rep.slicing_ms, rep.gemm_ms);
   EXPECT_GE(good, 0.95 * s.n_images);
+  // With a fitted scale per image, a model of the wrong overall scale matches as well.
+  MatchOptions fit = mo;
+  fit.fit_scale = true;
+  std::vector<double> scaled = model;
+  for (auto& a : scaled) a *= 0.3;
+  const auto idx_fit = match_orientations<float>(scaled, s.M, refs, s.positions, s.scale,
+                                                 s.images.data(), s.n_images, fit, opts);
+  int good_fit = 0;
+  for (std::int64_t i = 0; i < s.n_images; ++i)
+    good_fit += quat_angle(refs[idx_fit[i]], s.orient[i]) <= spacing;
+  EXPECT_GE(good_fit, 0.95 * s.n_images);
   // Can fail: against a wrong model (another molecule), most images miss.
   const auto other = autocorrelation(density_on_grid(random_molecule(25, s.M, 0.8, 99), s.M), s.M);
   std::vector<double> wrong = other;
