@@ -1,5 +1,6 @@
-// A small simulated data set shared by the M-TIP tests: a random molecule on an M^3 lattice,
-// a wide-angle detector (strong Ewald curvature) and noiseless or Poisson images.
+// A small simulated data set shared by the M-TIP tests: a clustered molecule (no symmetry)
+// on an M^3 lattice, a wide-angle detector (strong Ewald curvature) and noiseless or Poisson
+// images.
 #pragma once
 
 #include <vector>
@@ -16,33 +17,6 @@ struct SimData {
   std::vector<float> images;  // [n_images, npix]
 };
 
-// Atoms in four clusters of unequal weight at non-coplanar, unequal positions: a molecule
-// whose intensity (centrosymmetric by Friedel's law) has no rotational symmetry even at low
-// resolution, unlike a round blob or an ellipsoid (which has 2-fold axes).
-inline nufftmp::mtip::Molecule asymmetric_molecule(std::int64_t M, double sigma, std::int64_t atoms,
-                                                   std::uint64_t seed) {
-  nufftmp::mtip::Molecule mol;
-  mol.sigma = sigma;
-  const double R = (M - 1) / 4.0 - 3.0 * sigma;
-  const double centre[4][3] = {{0.6, 0.1, 0.0}, {-0.35, 0.5, 0.1}, {-0.2, -0.35, 0.5},
-                               {0.1, -0.2, -0.6}};
-  const double share[4] = {0.4, 0.3, 0.2, 0.1};
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int c = 0; c < 4; ++c) {
-    const std::int64_t n = std::max<std::int64_t>(1, static_cast<std::int64_t>(share[c] * atoms));
-    for (std::int64_t i = 0; i < n;) {
-      const double a = u(rng), b = u(rng), d = u(rng);
-      if (a * a + b * b + d * d > 1) continue;
-      mol.atoms.push_back({R * (centre[c][0] + 0.3 * a), R * (centre[c][1] + 0.3 * b),
-                           R * (centre[c][2] + 0.3 * d)});
-      mol.weight.push_back(1.0);
-      ++i;
-    }
-  }
-  return mol;
-}
-
 inline SimData simulate(std::int64_t M, std::int64_t n_images, std::int64_t nside,
                         double fluence = 0, std::uint64_t seed = 3, std::int64_t atoms = 25,
                         const std::vector<nufftmp::mtip::Quaternion>* orientations = nullptr) {
@@ -57,7 +31,7 @@ inline SimData simulate(std::int64_t M, std::int64_t n_images, std::int64_t nsid
   s.positions = pixel_positions_reciprocal(det);
   s.npix = nside * nside;
   s.scale = reciprocal_scale(s.positions);
-  s.density = density_on_grid(asymmetric_molecule(M, 0.6, atoms, seed), M);
+  s.density = density_on_grid(clustered_molecule(atoms, M, 0.6, seed), M);
   s.ac = autocorrelation(s.density, M);
   std::mt19937_64 rng(seed + 1);
   for (std::int64_t i = 0; i < n_images; ++i)
