@@ -45,15 +45,15 @@ class CpuEngine final : public Engine<T> {
         batch_(std::min(cfg.ntransf, cfg.opts.maxbatchsize > 0 ? cfg.opts.maxbatchsize
                                                                : std::max(1, nthreads_))),
         ker_(cfg.kernel, cfg.opts.kernel_eval),
-        deconv_(cfg) {
-    shape_.dim = cfg.dim;
-    shape_.nf = cfg.nf;
+        shape_(make_shape(cfg)),
+        deconv_(cfg, shape_.row, shape_.pad) {
     Timer t;
     grid_ = GridBuffer<T>(shape_.cells() * batch_);
-    fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), batch_, cfg.isign, nthreads_, grid_.data());
+    std::complex<T>* data = grid_.data() + shape_.pad;
+    fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, nthreads_, data);
     const int rest = cfg.ntransf % batch_;
     if (rest != 0)
-      fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), rest, cfg.isign, nthreads_, grid_.data());
+      fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, nthreads_, data);
     if (cfg.opts.debug > 0)
       std::fprintf(stderr, "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, plan %.2f ms\n",
                    nthreads_, batch_, grid_bytes() / 1e6, t.lap_ms());
@@ -93,6 +93,7 @@ class CpuEngine final : public Engine<T> {
         deconv_.modes_to_grid(fv, grid_.data(), nvec, nthreads_);
         t_deconv += t.lap_ms();
         fft.execute();
+        fill_x_ghosts<T>(shape_, grid_.data(), nvec, nthreads_);
         t_fft += t.lap_ms();
         interp<T>(pts_, ker_, shape_, grid_.data(), nvec, cv, nthreads_, scratch_);
         t_spread += t.lap_ms();
@@ -120,6 +121,15 @@ class CpuEngine final : public Engine<T> {
   }
 
  private:
+  static GridShape<T> make_shape(const PlanConfig& cfg) {
+    GridShape<T> s;
+    s.dim = cfg.dim;
+    s.nf = cfg.nf;
+    s.pad = cfg.type == 2 ? x_ghosts_for_width(cfg.kernel.w) : 0;
+    s.row = cfg.nf[0] + 2 * s.pad;
+    return s;
+  }
+
   std::size_t grid_bytes() const {
     return static_cast<std::size_t>(grid_.size()) * sizeof(std::complex<T>);
   }
@@ -128,8 +138,8 @@ class CpuEngine final : public Engine<T> {
   int nthreads_;
   int batch_;
   KernelEvaluator<T> ker_;
-  Deconvolver<T> deconv_;
   GridShape<T> shape_;
+  Deconvolver<T> deconv_;
   GridBuffer<T> grid_;
   FftPlan<T> fft_full_, fft_rest_;
   SortedPoints<T> pts_;

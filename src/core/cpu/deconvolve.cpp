@@ -7,7 +7,8 @@
 namespace nufftmp::detail::cpu {
 
 template <typename T>
-Deconvolver<T>::Deconvolver(const PlanConfig& cfg) : dim(cfg.dim), N(cfg.N), nf(cfg.nf) {
+Deconvolver<T>::Deconvolver(const PlanConfig& cfg, std::int64_t row_, std::int64_t pad_)
+    : dim(cfg.dim), N(cfg.N), nf(cfg.nf), row(row_), pad(pad_) {
   for (int d = 0; d < 3; ++d) {
     fine[d].resize(static_cast<size_t>(N[d]));
     inv[d].resize(static_cast<size_t>(N[d]));
@@ -23,7 +24,7 @@ Deconvolver<T>::Deconvolver(const PlanConfig& cfg) : dim(cfg.dim), N(cfg.N), nf(
 template <typename T>
 void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>* f, int nvec,
                                    int nthreads) const {
-  const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = nf[0] * nf[1] * nf[2];
+  const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = row * nf[1] * nf[2];
   const std::int64_t rows = N[1] * N[2];
 #pragma omp parallel for num_threads(nthreads) schedule(static) collapse(2)
   for (int v = 0; v < nvec; ++v)
@@ -31,7 +32,7 @@ void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>*
       const std::int64_t i2 = r % N[1], i3 = r / N[1];
       const T fac = inv[1][i2] * inv[2][i3];
       const std::complex<T>* src =
-          grid + v * ncells + (fine[2][i3] * nf[1] + fine[1][i2]) * nf[0];
+          grid + v * ncells + (fine[2][i3] * nf[1] + fine[1][i2]) * row + pad;
       std::complex<T>* dst = f + v * nmodes + r * N[0];
       const std::int64_t* fx = fine[0].data();
       const T* ix = inv[0].data();
@@ -42,7 +43,7 @@ void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>*
 template <typename T>
 void Deconvolver<T>::modes_to_grid(const std::complex<T>* f, std::complex<T>* grid, int nvec,
                                    int nthreads) const {
-  const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = nf[0] * nf[1] * nf[2];
+  const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = row * nf[1] * nf[2];
   const std::int64_t rows = N[1] * N[2];
   T* g = reinterpret_cast<T*>(grid);
   const std::int64_t nreal = 2 * ncells * nvec;
@@ -55,7 +56,7 @@ void Deconvolver<T>::modes_to_grid(const std::complex<T>* f, std::complex<T>* gr
       for (std::int64_t r = 0; r < rows; ++r) {
         const std::int64_t i2 = r % N[1], i3 = r / N[1];
         const T fac = inv[1][i2] * inv[2][i3];
-        std::complex<T>* dst = grid + v * ncells + (fine[2][i3] * nf[1] + fine[1][i2]) * nf[0];
+        std::complex<T>* dst = grid + v * ncells + (fine[2][i3] * nf[1] + fine[1][i2]) * row + pad;
         const std::complex<T>* src = f + v * nmodes + r * N[0];
         const std::int64_t* fx = fine[0].data();
         const T* ix = inv[0].data();

@@ -60,11 +60,11 @@ GridBuffer<T>& GridBuffer<T>::operator=(GridBuffer&& o) noexcept {
 }
 
 template <typename T>
-FftPlan<T>::FftPlan(int dim, const std::int64_t nf[3], int howmany, int isign, int nthreads,
-                    std::complex<T>* data) {
+FftPlan<T>::FftPlan(int dim, const std::int64_t nf[3], std::int64_t row, int howmany,
+                    int isign, int nthreads, std::complex<T>* data) {
   init_threads_once<T>();
-  int n[3];
-  std::int64_t total = 1;
+  int n[3], embed[3];
+  std::int64_t total = row;  // cells per grid, ghosts included
   for (int d = 0; d < dim; ++d) {
     // FFTW counts in int: row-major, so the slowest axis comes first.
     if (nf[d] > 2147483647)
@@ -72,7 +72,8 @@ FftPlan<T>::FftPlan(int dim, const std::int64_t nf[3], int howmany, int isign, i
                   "fine grid axis " + std::to_string(d) + " of " + std::to_string(nf[d]) +
                       " cells exceeds what FFTW can plan");
     n[dim - 1 - d] = static_cast<int>(nf[d]);
-    total *= nf[d];
+    embed[dim - 1 - d] = static_cast<int>(d == 0 ? row : nf[d]);
+    if (d > 0) total *= nf[d];
   }
   if (total > 2147483647)
     throw Error(ErrorCode::InvalidArgument,
@@ -80,7 +81,7 @@ FftPlan<T>::FftPlan(int dim, const std::int64_t nf[3], int howmany, int isign, i
   auto* buf = reinterpret_cast<typename Fftw<T>::complex_t*>(data);
   std::lock_guard<std::mutex> lock(planner_mutex());
   Fftw<T>::plan_with_nthreads(nthreads);
-  auto p = Fftw<T>::plan_many(dim, n, howmany, buf, static_cast<int>(total), buf,
+  auto p = Fftw<T>::plan_many(dim, n, embed, howmany, buf, static_cast<int>(total), buf,
                               static_cast<int>(total), isign > 0 ? FFTW_BACKWARD : FFTW_FORWARD,
                               FFTW_ESTIMATE);
   if (p == nullptr)

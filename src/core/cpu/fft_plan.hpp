@@ -30,16 +30,17 @@ class GridBuffer {
   std::int64_t count_ = 0;
 };
 
-// In-place transform of howmany contiguous grids of sizes nf[0] (fastest) .. nf[dim-1],
-// exponent sign isign (+1 -> exp(+i ...), FFTW_BACKWARD). Planned once, with FFTW_ESTIMATE:
+// In-place transform of howmany contiguous grids of sizes nf[0] (fastest) .. nf[dim-1], whose
+// x-rows are `row` >= nf[0] cells apart (ghost cells between them are left alone), data at
+// the first row's cell 0; exponent sign isign (+1 -> exp(+i ...), FFTW_BACKWARD). Planned once, with FFTW_ESTIMATE:
 // MEASURE would run (and overwrite) trial transforms for up to seconds at every plan creation,
 // which M-TIP-style users pay often, for a gain of rarely more than 20% of the FFT alone.
 template <typename T>
 class FftPlan {
  public:
   FftPlan() = default;
-  FftPlan(int dim, const std::int64_t nf[3], int howmany, int isign, int nthreads,
-          std::complex<T>* data);
+  FftPlan(int dim, const std::int64_t nf[3], std::int64_t row, int howmany, int isign,
+          int nthreads, std::complex<T>* data);
   ~FftPlan();
   FftPlan(FftPlan&& o) noexcept : plan_(o.plan_) { o.plan_ = nullptr; }
   FftPlan& operator=(FftPlan&& o) noexcept;

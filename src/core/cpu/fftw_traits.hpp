@@ -12,9 +12,9 @@ template <> struct Fftw<double> {
   using complex_t = fftw_complex;
   static int init_threads() { return fftw_init_threads(); }
   static void plan_with_nthreads(int n) { fftw_plan_with_nthreads(n); }
-  static plan_t plan_many(int rank, const int* n, int howmany, complex_t* in, int idist,
-                          complex_t* out, int odist, int sign, unsigned flags) {
-    return fftw_plan_many_dft(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist,
+  static plan_t plan_many(int rank, const int* n, const int* embed, int howmany, complex_t* in,
+                          int idist, complex_t* out, int odist, int sign, unsigned flags) {
+    return fftw_plan_many_dft(rank, n, howmany, in, embed, 1, idist, out, embed, 1, odist,
                               sign, flags);
   }
   static void execute(plan_t p) { fftw_execute(p); }
@@ -28,9 +28,9 @@ template <> struct Fftw<float> {
   using complex_t = fftwf_complex;
   static int init_threads() { return fftwf_init_threads(); }
   static void plan_with_nthreads(int n) { fftwf_plan_with_nthreads(n); }
-  static plan_t plan_many(int rank, const int* n, int howmany, complex_t* in, int idist,
-                          complex_t* out, int odist, int sign, unsigned flags) {
-    return fftwf_plan_many_dft(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist,
+  static plan_t plan_many(int rank, const int* n, const int* embed, int howmany, complex_t* in,
+                          int idist, complex_t* out, int odist, int sign, unsigned flags) {
+    return fftwf_plan_many_dft(rank, n, howmany, in, embed, 1, idist, out, embed, 1, odist,
                                sign, flags);
   }
   static void execute(plan_t p) { fftwf_execute(p); }

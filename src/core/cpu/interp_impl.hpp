@@ -37,7 +37,6 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   const std::int64_t total = shape.cells(), M = pts.M, n = j1 - j0;
   alignas(64) T k[3][W];
   alignas(64) T wr[R];
-  alignas(64) T tmp[2 * W];
   std::int64_t off[R];
   for (std::int64_t j = j0; j < j1; ++j) {
     std::int64_t i0[3] = {0, 0, 0};
@@ -46,9 +45,9 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
       i0[d] = first_cell(g, W);
       kernel_values<W>(ker, static_cast<T>(i0[d]) - g, k[d]);
     }
-    // Row offsets (in T units, to the row's first cell of the point) and row weights.
-    const bool x_wraps = i0[0] < 0 || i0[0] + W > nf[0];
-    const std::int64_t x_start = x_wraps ? 0 : 2 * i0[0];
+    // Row offsets (in T units, to the point's first cell in the row) and row weights. x never
+    // wraps: the rows carry ghost cells (GridShape::pad).
+    const std::int64_t x_start = 2 * (shape.pad + i0[0]);
     if constexpr (D == 1) {
       off[0] = x_start;
       wr[0] = T(1);
@@ -57,34 +56,13 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
         const std::int64_t z = D == 3 ? wrap_near(i0[2] + dz, nf[2]) : 0;
         const T kz = D == 3 ? k[2][dz] : T(1);
         for (int dy = 0; dy < W; ++dy) {
-          off[dz * W + dy] = 2 * (z * nf[1] + wrap_near(i0[1] + dy, nf[1])) * nf[0] + x_start;
+          off[dz * W + dy] = 2 * (z * nf[1] + wrap_near(i0[1] + dy, nf[1])) * shape.row + x_start;
           wr[dz * W + dy] = k[1][dy] * kz;
         }
       }
     }
     for (int v = 0; v < nvec; ++v) {
-      const T* gv = grid + 2 * v * total;
-      std::complex<T> val;
-      if (!x_wraps) {
-        val = interp_rows<R, W>(gv, off, wr, k[0]);
-      } else {
-        // Near the x edges (rare): gather each row's W wrapped cells, then the same sum.
-        T a[2 * W] = {};
-        for (int r = 0; r < R; ++r) {
-          for (int i = 0; i < W; ++i) {
-            const std::int64_t x = wrap_near(i0[0] + i, nf[0]);
-            tmp[2 * i] = gv[off[r] + 2 * x];
-            tmp[2 * i + 1] = gv[off[r] + 2 * x + 1];
-          }
-          for (int i = 0; i < 2 * W; ++i) a[i] += wr[r] * tmp[i];
-        }
-        T re = 0, im = 0;
-        for (int i = 0; i < W; ++i) {
-          re += k[0][i] * a[2 * i];
-          im += k[0][i] * a[2 * i + 1];
-        }
-        val = {re, im};
-      }
+      const std::complex<T> val = interp_rows<R, W>(grid + 2 * v * total, off, wr, k[0]);
       out[v * n + (j - j0)] = val;
     }
   }

@@ -88,7 +88,7 @@ void add_box(const Subproblem& sp, const T* box, int nvec, const GridShape<T>& s
       for (std::int64_t y = 0; y < sp.extent[1]; ++y) {
         const std::int64_t gy = wrap_index(sp.lo[1] + y, nf[1]);
         const T* src = box + 2 * (((v * sp.extent[2] + z) * sp.extent[1] + y) * sp.extent[0]);
-        T* dst = grid + 2 * (v * total + (gz * nf[1] + gy) * nf[0]);
+        T* dst = grid + 2 * (v * total + (gz * nf[1] + gy) * shape.row + shape.pad);
         for (std::int64_t l = 0; l < sp.extent[0];) {
           const std::int64_t gx = wrap_index(sp.lo[0] + l, nf[0]);
           const std::int64_t run = (sp.extent[0] - l < nf[0] - gx ? sp.extent[0] - l : nf[0] - gx);

@@ -105,6 +105,23 @@ void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
   }
 }
 
+template <typename T>
+void fill_x_ghosts(const GridShape<T>& shape, std::complex<T>* grid, int nvec, int nthreads) {
+  const std::int64_t rows = shape.nf[1] * shape.nf[2] * nvec, n0 = shape.nf[0], p = shape.pad;
+  if (p == 0) return;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::complex<T>* x0 = grid + r * shape.row + p;  // cell x = 0 of this row
+    for (std::int64_t q = 1; q <= p; ++q) {
+      // x = -q is x = n0 - q; x = n0 - 1 + q is x = q - 1 (periodic; p <= n0 as nf >= 2w).
+      x0[-q] = x0[n0 - q];
+      x0[n0 - 1 + q] = x0[q - 1];
+    }
+  }
+}
+
+template void fill_x_ghosts<float>(const GridShape<float>&, std::complex<float>*, int, int);
+template void fill_x_ghosts<double>(const GridShape<double>&, std::complex<double>*, int, int);
 template void spread<float>(const SortedPoints<float>&, const KernelEvaluator<float>&,
                             const GridShape<float>&, const std::complex<float>*, int,
                             std::complex<float>*, int, std::vector<std::vector<float>>&);

@@ -16,12 +16,26 @@
 
 namespace nufftmp::detail::cpu {
 
+// Layout of the fine grids in memory. Type 2 keeps `pad` ghost cells at both ends of every
+// x-row (row = nf[0] + 2 pad, cell x stored at row position pad + x) so that interpolation never
+// wraps in x, the contiguous axis; the ghosts are refreshed after each FFT (fill_x_ghosts).
+// Type 1 uses pad = 0 (its boxes are wrapped when added back).
 template <typename T>
 struct GridShape {
   int dim = 1;
   std::array<std::int64_t, 3> nf{1, 1, 1};
-  std::int64_t cells() const { return nf[0] * nf[1] * nf[2]; }
+  std::int64_t pad = 0;
+  std::int64_t row = 1;  // nf[0] + 2 pad
+  // Per-vector stride in cells (ghosts included).
+  std::int64_t cells() const { return row * nf[1] * nf[2]; }
 };
+
+// Ghost cells (pad) a kernel of width w needs: first cells lie in [-w/2, nf + w/2).
+inline std::int64_t x_ghosts_for_width(int w) { return w / 2 + 1; }
+
+// Copies each row's periodic images into its ghost cells (type 2, after the FFT).
+template <typename T>
+void fill_x_ghosts(const GridShape<T>& shape, std::complex<T>* grid, int nvec, int nthreads);
 
 // Zeroes the nvec grids and adds every point's kernel-weighted strength into them. Threads
 // take whole subproblems, spread into a private box (scratch holds one box per thread and is
