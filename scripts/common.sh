@@ -9,6 +9,7 @@
 #   NUFFTMP_CUDA               AUTO|ON|OFF override (default: ON when nvcc is found, else OFF)
 #   NUFFTMP_CMAKE_ARGS         extra arguments for the cmake configure step
 #   NUFFTMP_SKIP_DEPS=1        do not look at packages at all
+#   NUFFTMP_OPTIONAL=0         do not install optional packages
 #   CI=true                    never prompt (sudo -n)
 
 set -euo pipefail
@@ -17,9 +18,11 @@ NUFFTMP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$NUFFTMP_ROOT/build}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
-# Packages the build needs, and some it can use when present.
-NUFFTMP_REQUIRED_PKGS=(cmake g++ make pkg-config libfftw3-dev libopenmpi-dev openmpi-bin
-                       libhdf5-dev libgtest-dev python3)
+# What the build needs. Tools count as present when the command is found (they may come from
+# elsewhere than Debian packages, e.g. cmake from pip); libraries when their package is installed.
+NUFFTMP_REQUIRED_TOOLS=(cmake:cmake g++:g++ make:make pkg-config:pkg-config python3:python3
+                        mpiexec:openmpi-bin)
+NUFFTMP_REQUIRED_PKGS=(libfftw3-dev libopenmpi-dev libhdf5-dev libgtest-dev)
 # Optional: their absence is not an error. quickstart.sh adds python3-matplotlib (plots).
 NUFFTMP_OPTIONAL_PKGS=(ninja-build)
 
@@ -58,17 +61,26 @@ nufftmp_install_deps() {
     return 0
   fi
   local missing=() optional=() p
+  for p in "${NUFFTMP_REQUIRED_TOOLS[@]}"; do
+    command -v "${p%%:*}" >/dev/null 2>&1 || missing+=("${p#*:}")
+  done
   for p in "${NUFFTMP_REQUIRED_PKGS[@]}"; do pkg_installed "$p" || missing+=("$p"); done
   for p in "${NUFFTMP_OPTIONAL_PKGS[@]}"; do pkg_installed "$p" || optional+=("$p"); done
   if [ "${#missing[@]}" -gt 0 ]; then
     log "installing missing packages: ${missing[*]}"
-    apt_install "${missing[@]}"
+    # An offline machine cannot install: say so and let the configure step name what fails.
+    apt_install "${missing[@]}" || log "WARNING: could not install ${missing[*]}; the build may fail"
   else
     log "required packages present"
   fi
-  if [ "${#optional[@]}" -gt 0 ]; then
+  if [ "${#optional[@]}" -gt 0 ] && [ "${NUFFTMP_OPTIONAL:-1}" = "1" ]; then
     log "installing optional packages: ${optional[*]} (failure is not fatal)"
     apt_install "${optional[@]}" || log "optional packages not installed; continuing"
+  fi
+  local v
+  v="$(cmake --version 2>/dev/null | head -1 | grep -oE '[0-9]+\.[0-9]+' | head -1 || true)"
+  if [ -n "$v" ] && [ "$(printf '%s\n3.25\n' "$v" | sort -V | head -1)" != "3.25" ]; then
+    die "cmake $v is too old (need >= 3.25); e.g. 'python3 -m pip install cmake'"
   fi
 }
 

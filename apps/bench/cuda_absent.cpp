@@ -13,6 +13,8 @@ std::unique_ptr<DeviceBuffer> device_alloc(std::size_t) {
 
 std::string current_device_name() { return "cpu"; }
 
+void init_device_context() {}
+
 std::unique_ptr<Timer> make_device_timer(void*) {
   throw Error(ErrorCode::NotAvailable, "nufftmp-bench was built without CUDA");
 }

@@ -24,4 +24,8 @@ std::unique_ptr<DeviceBuffer> device_alloc(std::size_t bytes);
 // Name of the current CUDA device ("cpu" without CUDA).
 std::string current_device_name();
 
+// Creates the CUDA context of the current device (no-op without CUDA), so that the plan's
+// timing does not include the one-off context start (hundreds of milliseconds).
+void init_device_context();
+
 }  // namespace nufftmp::bench

@@ -49,4 +49,6 @@ std::string current_device_name() {
   return prop.name;
 }
 
+void init_device_context() { cuda_check(cudaFree(nullptr), "creating the CUDA context"); }
+
 }  // namespace nufftmp::bench
