@@ -6,7 +6,6 @@
 #include <new>
 #include <string>
 
-#include "common/grid.hpp"
 #include "cpu/kernel_eval.hpp"
 #include "nufftmp/errors.hpp"
 
@@ -22,12 +21,17 @@ constexpr int kLogBinSize[3][3] = {{8, 0, 0}, {5, 3, 0}, {4, 2, 2}};
 // keep the box in cache and give every thread several subproblems.
 constexpr std::int64_t kMaxSubproblemPoints = 10000;
 
+// fold_rescale (common/grid.hpp) without its branches, which mispredict half the time on
+// random points and made folding the largest cost of set_points: x / 2pi + 2 lies in
+// [0.5, 3.5) for legal x, so an integer cast is its floor. In double, so that a float x scaled
+// to a large grid keeps its cell fraction.
 template <typename T>
 inline T fold_to_grid(T x, std::int64_t nf) {
-  // Fold in double: a float x scaled to a large grid would otherwise lose the cell fraction.
-  T g = static_cast<T>(fold_rescale<double>(static_cast<double>(x), nf));
-  if (g >= static_cast<T>(nf)) g = T(0);  // rounding to T landed on nf: the same point as 0
-  return g;
+  constexpr double inv_two_pi = 0.159154943091895335768883763372514;
+  double t = static_cast<double>(x) * inv_two_pi + 2.0;
+  t -= static_cast<double>(static_cast<std::int64_t>(t));
+  const T g = static_cast<T>(t * static_cast<double>(nf));
+  return g < static_cast<T>(nf) ? g : T(0);  // rounding landed on nf: the same point as 0
 }
 
 }  // namespace
@@ -42,13 +46,17 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   out.max_subproblem_cells = 0;
   out.max_subproblem_points = 0;
   try {
-    for (int d = 0; d < 3; ++d) {
-      out.g[d].clear();
-      if (d < dim) out.g[d].resize(static_cast<size_t>(M));
-      out.g[d].shrink_to_fit();
-    }
-    out.perm.resize(static_cast<size_t>(M));
-    out.perm.shrink_to_fit();
+    // Reuse the arrays of the previous points when they are large enough (no page faults on
+    // re-set), but give back memory when the new set is much smaller.
+    auto fit = [](auto& v, std::int64_t n) {
+      if (v.capacity() > 2 * static_cast<size_t>(n) + 1024) {
+        v.clear();
+        v.shrink_to_fit();
+      }
+      v.resize(static_cast<size_t>(n));
+    };
+    for (int d = 0; d < 3; ++d) fit(out.g[d], d < dim ? M : 0);
+    fit(out.perm, M);
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory,
                 "set_points: cannot allocate sorted copies of " + std::to_string(M) + " points (" +
@@ -133,12 +141,15 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
         sp.extent[d] = 1;
         continue;
       }
-      std::int64_t lo = generic::first_cell(out.g[d][sp.begin], w), hi = lo;
+      // first_cell is nondecreasing in g: the box follows from the extreme coordinates
+      // (a min/max loop that vectorizes).
+      const T* g = out.g[d].data();
+      T gmin = g[sp.begin], gmax = gmin;
       for (std::int64_t j = sp.begin + 1; j < sp.end; ++j) {
-        const std::int64_t i0 = generic::first_cell(out.g[d][j], w);
-        lo = std::min(lo, i0);
-        hi = std::max(hi, i0);
+        gmin = g[j] < gmin ? g[j] : gmin;
+        gmax = g[j] > gmax ? g[j] : gmax;
       }
+      const std::int64_t lo = generic::first_cell(gmin, w), hi = generic::first_cell(gmax, w);
       sp.lo[d] = lo;
       sp.extent[d] = hi - lo + w;
     }
