@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "nufftmp/dist.hpp"
 #include "nufftmp/errors.hpp"
 #include "nufftmp/options.hpp"
 
@@ -210,10 +211,15 @@ struct MergeReport {
 // Solves (A^H D A + lambda_abs I) ac = A^H D b, A the slicing operator of every rank's points;
 // each rank passes its own points, weights and data; the result is the same on every rank.
 // A^H D A is a convolution with the type 1 transform of the weights on the 2M lattice
-// (Toeplitz embedding), applied with FFTs.
+// (Toeplitz embedding), applied with FFTs. Both type 1 transforms are distributed NUFFTs
+// (dist::DistPlan, all-reduce), so every rank's images count on every rank.
 template <typename T>
 class Merger {
  public:
+  // Collective. The engine and device come from the context (opts: tolerance-free options).
+  Merger(dist::Context& ctx, std::int64_t M, const MergeOptions& mopts,
+         const Options& opts = Options());
+  // Collective. Makes its own context over comm (engine: opts.backend, device: opts.gpu_device).
   Merger(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts, const Options& opts = Options());
   ~Merger();
   Merger(Merger&&) noexcept;

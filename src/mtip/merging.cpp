@@ -3,8 +3,8 @@
 // A^H D A is a Toeplitz operator: (A^H D A f)_k = sum_k' T_{k-k'} f_k' with
 // T_m = sum_j w_j exp(-i m.x_j), m in [-M, M)^3, a type 1 NUFFT of the weights onto the 2M
 // lattice. Embedded in a 2M-periodic circular convolution it costs two FFTs per CG step, and
-// T is computed once per orientation set. Each rank's partial T and A^H D b are summed over
-// the communicator, so every image counts on every rank.
+// T is computed once per orientation set. T and A^H D b are distributed type 1 NUFFTs
+// (dist::DistPlan with all-reduce: NCCL or MPI), so every image counts on every rank.
 //
 // Friedel symmetry: the model is a real, even autocorrelation, so I(x) = I(-x). Counting each
 // measurement also at -x with half weight turns T and A^H D b into their real parts (at no
@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "fft3d.hpp"
+#include "nufftmp/dist.hpp"
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -46,12 +47,14 @@ inline std::int64_t wrap(std::int64_t k, std::int64_t L) { return ((k % L) + L) 
 
 template <typename T>
 struct Merger<T>::Impl {
+  std::unique_ptr<dist::Context> own_ctx;  // when constructed from a bare communicator
+  dist::Context* ctx;
   MPI_Comm comm;
   std::int64_t M, L;
   MergeOptions mopts;
   Options opts;
   double tol;
-  Plan<T> adjoint_plan;  // type 1 onto the M^3 model, isign -1 (A^H)
+  dist::DistPlan<T> adjoint_plan;  // type 1 onto the M^3 model, isign -1 (A^H), all-reduced
   std::int64_t n_points = 0;
   std::vector<T> weights;
   std::vector<std::complex<double>> kernel_hat;  // FFT of Re(T) on the 2M lattice, / L^3
@@ -59,14 +62,17 @@ struct Merger<T>::Impl {
   double weight_sum = 0;
   double kernel_ms = 0;
 
-  Impl(MPI_Comm c, std::int64_t M_, const MergeOptions& mo, const Options& o)
-      : comm(c),
+  Impl(std::unique_ptr<dist::Context> own, dist::Context& c, std::int64_t M_,
+       const MergeOptions& mo, const Options& o)
+      : own_ctx(std::move(own)),
+        ctx(&c),
+        comm(c.comm()),
         M(M_),
         L(2 * M_),
         mopts(mo),
         opts(centred(o)),
         tol(default_tol(mo.nufft_tol, sizeof(T) == 4)),
-        adjoint_plan(1, {M_, M_, M_}, -1, 1, tol, opts),
+        adjoint_plan(c, 1, {M_, M_, M_}, -1, 1, tol, opts),
         conv(2 * M_, 2 * M_, 2 * M_) {}
   static Options centred(Options o) {
     o.modeord = 0;
@@ -75,14 +81,34 @@ struct Merger<T>::Impl {
   std::int64_t model_size() const { return M * M * M; }
 };
 
-template <typename T>
-Merger<T>::Merger(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts, const Options& opts) {
+namespace {
+void check_merge_args(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts) {
   collective(comm, [&] {
     if (M < 2) throw Error(ErrorCode::InvalidArgument, "M = " + std::to_string(M) + " (>= 2)");
     if (!(mopts.lambda >= 0))
       throw Error(ErrorCode::InvalidArgument, "lambda = " + std::to_string(mopts.lambda));
-    impl_ = std::make_unique<Impl>(comm, M, mopts, opts);
   });
+}
+dist::ContextOptions context_options(const Options& opts) {
+  dist::ContextOptions co;
+  co.backend = opts.backend;
+  co.device = opts.gpu_device;
+  return co;
+}
+}  // namespace
+
+template <typename T>
+Merger<T>::Merger(dist::Context& ctx, std::int64_t M, const MergeOptions& mopts,
+                  const Options& opts) {
+  check_merge_args(ctx.comm(), M, mopts);
+  impl_ = std::make_unique<Impl>(nullptr, ctx, M, mopts, opts);
+}
+template <typename T>
+Merger<T>::Merger(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts, const Options& opts) {
+  check_merge_args(comm, M, mopts);
+  auto own = std::make_unique<dist::Context>(comm, context_options(opts));
+  dist::Context& ctx = *own;
+  impl_ = std::make_unique<Impl>(std::move(own), ctx, M, mopts, opts);
 }
 template <typename T>
 Merger<T>::~Merger() = default;
@@ -94,32 +120,34 @@ void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const 
                            const T* weights) {
   Impl& s = *impl_;
   const auto t0 = Clock::now();
-  std::vector<double> kernel(static_cast<std::size_t>(2 * s.L * s.L * s.L), 0.0);
   collective(s.comm, [&] {
+    if (n_points < 0)
+      throw Error(ErrorCode::InvalidArgument, "n_points = " + std::to_string(n_points));
     s.n_points = n_points;
     s.weights.assign(static_cast<std::size_t>(n_points), T(1));
     if (weights) std::copy(weights, weights + n_points, s.weights.begin());
-    s.adjoint_plan.set_points_host(n_points, x, y, z);
-    // The weights' type 1 transform on the 2M lattice, in FFT order so that index = m mod 2M.
-    // The plan lives only here: its fine grid (4M)^3 is the largest buffer of merging.
+  });
+  s.adjoint_plan.set_points_host(n_points, x, y, z);
+  // The weights' type 1 transform on the 2M lattice, in FFT order so that index = m mod 2M,
+  // summed over ranks. The plan lives only here: its fine grid (4M)^3 is the largest buffer
+  // of merging.
+  const std::int64_t nk = s.L * s.L * s.L;
+  std::vector<std::complex<T>> f(static_cast<std::size_t>(nk));
+  {
     Options o = s.opts;
     o.modeord = 1;
-    Plan<T> kplan(1, {s.L, s.L, s.L}, -1, 1, s.tol, o);
+    dist::DistPlan<T> kplan(*s.ctx, 1, {s.L, s.L, s.L}, -1, 1, s.tol, o);
     kplan.set_points_host(n_points, x, y, z);
     std::vector<std::complex<T>> c(s.weights.begin(), s.weights.end());
-    std::vector<std::complex<T>> f(static_cast<std::size_t>(s.L * s.L * s.L));
     kplan.execute_host(c.data(), f.data());
-    for (std::size_t i = 0; i < f.size(); ++i) kernel[i] = f[i].real();  // Friedel: Re(T)
-    double wsum = 0;
-    for (auto w : s.weights) wsum += w;
-    kernel[f.size()] = wsum;  // rides along in the same reduction
-  });
-  const std::int64_t nk = s.L * s.L * s.L;
-  allreduce_sum(s.comm, kernel.data(), nk + 1);
-  s.weight_sum = kernel[nk];
-  s.kernel_hat.resize(static_cast<std::size_t>(nk));
-  for (std::int64_t i = 0; i < nk; ++i) s.conv.data()[i] = kernel[i];
+  }
+  double wsum = 0;
+  for (auto w : s.weights) wsum += w;
+  allreduce_sum(s.comm, &wsum, 1);
+  s.weight_sum = wsum;
+  for (std::int64_t i = 0; i < nk; ++i) s.conv.data()[i] = f[i].real();  // Friedel: Re(T)
   s.conv.forward();
+  s.kernel_hat.resize(static_cast<std::size_t>(nk));
   const double norm = 1.0 / static_cast<double>(nk);  // FFTW's round trip scales by L^3
   for (std::int64_t i = 0; i < nk; ++i) s.kernel_hat[i] = s.conv.data()[i] * norm;
   s.kernel_ms = ms_since(t0);
@@ -134,16 +162,12 @@ template <typename T>
 void Merger<T>::adjoint(const T* data, std::vector<std::complex<double>>& out) {
   Impl& s = *impl_;
   const std::int64_t n = s.model_size();
-  std::vector<double> buf(static_cast<std::size_t>(n), 0.0);
-  collective(s.comm, [&] {
-    std::vector<std::complex<T>> c(static_cast<std::size_t>(s.n_points));
-    for (std::int64_t j = 0; j < s.n_points; ++j) c[j] = s.weights[j] * data[j];
-    std::vector<std::complex<T>> f(static_cast<std::size_t>(n));
-    s.adjoint_plan.execute_host(c.data(), f.data());
-    for (std::int64_t i = 0; i < n; ++i) buf[i] = f[i].real();  // Friedel: Re(A^H D b)
-  });
-  allreduce_sum(s.comm, buf.data(), n);
-  out.assign(buf.begin(), buf.end());
+  std::vector<std::complex<T>> c(static_cast<std::size_t>(s.n_points));
+  for (std::int64_t j = 0; j < s.n_points; ++j) c[j] = s.weights[j] * data[j];
+  std::vector<std::complex<T>> f(static_cast<std::size_t>(n));
+  s.adjoint_plan.execute_host(c.data(), f.data());  // summed over ranks
+  out.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) out[i] = f[i].real();  // Friedel: Re(A^H D b)
 }
 
 template <typename T>

@@ -139,6 +139,11 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     }
   }
 
+  // One distributed-NUFFT context for the run (NCCL set-up is not free).
+  dist::ContextOptions co;
+  co.backend = ro.nufft.backend;
+  co.device = ro.nufft.gpu_device;
+  dist::Context ctx(comm, co);
   const std::vector<Quaternion> refs =
       ro.known_orientations ? std::vector<Quaternion>{} : reference_orientations(ro.n_ref);
   std::vector<T> data(local.intensities.begin(), local.intensities.end());
@@ -170,7 +175,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       const auto t0 = Clock::now();
       slice_points(local.positions, st.orientations.data(), nloc, scale, x.data(), y.data(),
                    z.data());
-      Merger<T> merger(comm, M, ro.merge, ro.nufft);
+      Merger<T> merger(ctx, M, ro.merge, ro.nufft);
       merger.set_points(nloc * npix, x.data(), y.data(), z.data(), nullptr);
       std::vector<double> ac;
       last_merge = merger.solve(data.data(), ac);
