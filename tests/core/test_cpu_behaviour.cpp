@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "common/reference_check.hpp"
@@ -291,6 +293,33 @@ TEST(CpuBehaviour, LargerUniformAndClusteredProblems) {
       EXPECT_LE(check_transform(p3, 0, pts3, rng, 200).rel_err, 1e-4) << name;
     }
   }
+}
+
+TEST(CpuBehaviour, PlansOnSeveralThreadsAtOnce) {
+  // Plans built and run concurrently (FFTW planning is serialized inside) give the answers
+  // they give alone.
+  const int nthreads = 4;
+  std::vector<std::vector<std::complex<double>>> alone(nthreads), together(nthreads);
+  auto job = [](int i, std::vector<std::complex<double>>& out) {
+    auto rng = make_rng(salt_of("threads" + std::to_string(i)));
+    Options o;
+    o.backend = Backend::Cpu;
+    o.nthreads = 1 + i % 2;
+    Plan<double> p(1 + i % 2, {20 + i, 16}, 1, 2, 1e-7, o);
+    const auto pts = uniform_points<double>(2, 3000, rng);
+    p.set_points(3000, pts.x(), pts.y());
+    auto c = random_complex<double>(2 * 3000, rng);
+    auto f = random_complex<double>(2 * p.num_modes(), rng);
+    p.execute(c.data(), f.data());
+    out = p.type() == 1 ? f : c;
+  };
+  for (int i = 0; i < nthreads; ++i) job(i, alone[i]);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < nthreads; ++i) threads.emplace_back(job, i, std::ref(together[i]));
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < nthreads; ++i)
+    EXPECT_LE(rel_l2(together[i].data(), alone[i].data(),
+                     static_cast<std::int64_t>(alone[i].size())), 1e-15) << "plan " << i;
 }
 
 TEST(CpuBehaviour, QueriesDescribeTheCpuPlan) {

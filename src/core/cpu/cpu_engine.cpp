@@ -55,8 +55,9 @@ class CpuEngine final : public Engine<T> {
     if (rest != 0)
       fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, nthreads_, data);
     if (cfg.opts.debug > 0)
-      std::fprintf(stderr, "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, plan %.2f ms\n",
-                   nthreads_, batch_, grid_bytes() / 1e6, t.lap_ms());
+      std::fprintf(stderr,
+                   "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms\n",
+                   nthreads_, batch_, grid_bytes() / 1e6, cpu_isa_name(), t.lap_ms());
   }
 
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {

@@ -10,8 +10,9 @@ namespace nufftmp::detail::cpu {
 
 namespace {
 
-// FFTW's planner (and plan destruction) is not thread-safe: one lock for both precisions,
-// since users may build plans from several threads.
+// FFTW's planner (and plan destruction) is not thread-safe. Our plans take this lock (it also
+// keeps plan_with_nthreads and the planning call together); FFTW's own planner lock, switched
+// on once below, covers FFTW users elsewhere in the process (e.g. the M-TIP code).
 std::mutex& planner_mutex() {
   static std::mutex m;
   return m;
@@ -23,6 +24,7 @@ void init_threads_once() {
   std::call_once(once, [] {
     if (Fftw<T>::init_threads() == 0)
       throw Error(ErrorCode::FftwFailure, "fftw_init_threads failed");
+    Fftw<T>::make_planner_thread_safe();
   });
 }
 

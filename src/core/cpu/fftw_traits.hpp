@@ -11,6 +11,7 @@ template <> struct Fftw<double> {
   using plan_t = fftw_plan;
   using complex_t = fftw_complex;
   static int init_threads() { return fftw_init_threads(); }
+  static void make_planner_thread_safe() { fftw_make_planner_thread_safe(); }
   static void plan_with_nthreads(int n) { fftw_plan_with_nthreads(n); }
   static plan_t plan_many(int rank, const int* n, const int* embed, int howmany, complex_t* in,
                           int idist, complex_t* out, int odist, int sign, unsigned flags) {
@@ -27,6 +28,7 @@ template <> struct Fftw<float> {
   using plan_t = fftwf_plan;
   using complex_t = fftwf_complex;
   static int init_threads() { return fftwf_init_threads(); }
+  static void make_planner_thread_safe() { fftwf_make_planner_thread_safe(); }
   static void plan_with_nthreads(int n) { fftwf_plan_with_nthreads(n); }
   static plan_t plan_many(int rank, const int* n, const int* embed, int howmany, complex_t* in,
                           int idist, complex_t* out, int odist, int sign, unsigned flags) {
