@@ -152,8 +152,11 @@ PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOpti
     er_steps(po.er_iter);
     // Blur narrows geometrically from start to end over the cycles.
     const double f = po.cycles > 1 ? static_cast<double>(cyc) / (po.cycles - 1) : 1.0;
+    // A continuation already has a tight support: re-loosening it would throw that away.
     const double sigma =
-        po.shrink_sigma_start * std::pow(po.shrink_sigma_end / po.shrink_sigma_start, f);
+        start.empty()
+            ? po.shrink_sigma_start * std::pow(po.shrink_sigma_end / po.shrink_sigma_start, f)
+            : po.shrink_sigma_end;
     ph.shrink_wrap(rho, sigma, po.shrink_threshold, support);
   }
   // Finish inside the final support with ER.
