@@ -72,8 +72,9 @@ void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
   }
   if (dim == 1) bs[0] = 1024;
   if (dim == 2) bs[0] = bs[1] = 32;
-  // Measured on P5 (double, w = 10): 4^3 bins 8.5 ms against 11.4 ms for 8^3 (H200).
-  if (dim == 3) bs[0] = bs[1] = bs[2] = (tsize == 8 && w >= 8) ? 4 : 8;
+  // Measured on P5 (double, w = 10, output-driven): 4^3 bins 8.5 ms against 11.4 ms for 8^3;
+  // SM and the SM interpolator keep 8^3 (P5 SM: 80 ms with 4^3, 21 ms with 8^3; P6: 4.1 / 3.3).
+  if (dim == 3) bs[0] = bs[1] = bs[2] = (m == Method::Output && tsize == 8 && w >= 8) ? 4 : 8;
 }
 
 template <typename T>
@@ -90,12 +91,15 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props) {
   const int dim = cfg.dim, w = cfg.kernel.w;
   MethodChoice ch;
   Method m = o.method;
-  if (m == Method::Auto) {
+  // Auto, and Output for type 2, take the fastest method measured on the H200 for the
+  // public suite (PERFORMANCE.md): type 1: output-driven in 2D/3D, SM in 1D; type 2: GM in
+  // 1D (coalesced writes of c beat sorted reads), SM for float 2D/3D, GM-sort for double.
+  if (m == Method::Auto || (cfg.type == 2 && m == Method::Output)) {
     if (!o.sort) m = Method::GM;
-    else if (cfg.type == 1) m = Method::Output;
-    else m = Method::GMSort;
+    else if (cfg.type == 1) m = dim == 1 ? Method::SM : Method::Output;
+    else if (dim == 1) m = Method::GM;
+    else m = sizeof(T) == 4 ? Method::SM : Method::GMSort;
   }
-  if (cfg.type == 2 && m == Method::Output) m = Method::GMSort;  // best interpolator measured
   ch.method = m;
   int bs[3];
   default_bins(m, dim, w, sizeof(T), bs);

@@ -1,0 +1,92 @@
+// The CUDA engine's method and launch-parameter choice: pure host logic, so it runs on any
+// machine (no device needed), against a made-up device description.
+#include <gtest/gtest.h>
+
+#include "common/plan_config.hpp"
+#include "cuda/heuristics.hpp"
+
+namespace nufftmp::detail {
+namespace {
+
+DeviceProps h200_like() {
+  DeviceProps p;
+  p.name = "test device";
+  p.sm_count = 132;
+  p.smem_optin = 232448;
+  p.smem_per_sm = 233472;
+  p.l2_bytes = 60u << 20;
+  p.cc_major = 9;
+  return p;
+}
+
+template <typename T>
+MethodChoice choose(int type, std::vector<std::int64_t> modes, double tol, Options o = {},
+                    DeviceProps p = h200_like()) {
+  const PlanConfig cfg = make_plan_config<T>(type, modes, 1, 1, tol, o);
+  return choose_method<T>(cfg, p);
+}
+
+TEST(CudaHeuristics, AutoPicksMeasuredWinners) {
+  EXPECT_EQ(choose<float>(1, {128, 128, 128}, 1e-5).method, Method::Output);
+  EXPECT_EQ(choose<float>(1, {2048, 2048}, 1e-5).method, Method::Output);
+  EXPECT_EQ(choose<float>(1, {100000}, 1e-5).method, Method::SM);
+  EXPECT_EQ(choose<float>(2, {100000}, 1e-5).method, Method::GM);
+  EXPECT_EQ(choose<float>(2, {128, 128, 128}, 1e-5).method, Method::SM);
+  EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).method, Method::GMSort);
+  Options o;
+  o.method = Method::Output;  // no output-driven interpolator: the best one instead
+  EXPECT_EQ(choose<float>(2, {64, 64}, 1e-5, o).method, Method::SM);
+  o.method = Method::Auto;
+  o.sort = false;
+  EXPECT_EQ(choose<float>(1, {64, 64}, 1e-5, o).method, Method::GM);
+}
+
+TEST(CudaHeuristics, ExplicitMethodIsKept) {
+  for (Method m : {Method::GM, Method::GMSort, Method::SM, Method::Output}) {
+    Options o;
+    o.method = m;
+    EXPECT_EQ(choose<double>(1, {40, 30, 20}, 1e-6, o).method, m);
+  }
+}
+
+TEST(CudaHeuristics, TilesFitAndBinsAreClamped) {
+  const auto c = choose<double>(1, {64, 64, 64}, 1e-9);
+  EXPECT_EQ(c.bins.size[0], 4);  // double, w = 10: small bins measured faster
+  EXPECT_LE(c.shared_bytes, h200_like().smem_optin);
+  EXPECT_GT(c.maxsub, 0);
+  Options o;
+  o.binsize[0] = 4096;  // larger than the fine grid: clamped to it
+  const auto d = choose<float>(1, {100}, 1e-5, o);
+  EXPECT_EQ(d.bins.size[0], 200);
+  EXPECT_EQ(d.bins.count[0], 1);
+  EXPECT_EQ(d.bins.total, 1);
+}
+
+TEST(CudaHeuristics, UserOverridesAreHonoured) {
+  Options o;
+  o.method = Method::Output;
+  o.binsize[0] = 16;
+  o.binsize[1] = 8;
+  o.maxsubprobsize = 300;
+  o.points_per_block = 40;
+  const auto c = choose<float>(1, {256, 256}, 1e-5, o);
+  EXPECT_EQ(c.bins.size[0], 16);
+  EXPECT_EQ(c.bins.size[1], 8);
+  EXPECT_EQ(c.bins.count[0], 32);  // fine grid 512
+  EXPECT_EQ(c.maxsub, 300);
+  EXPECT_EQ(c.np, 40);
+}
+
+// A device with almost no shared memory: the tiled methods fall back to GM-sort and say why.
+TEST(CudaHeuristics, FallsBackWhenTileCannotFit) {
+  DeviceProps tiny = h200_like();
+  tiny.smem_optin = 1024;
+  Options o;
+  o.method = Method::SM;
+  const auto c = choose<double>(1, {64, 64, 64}, 1e-12, o, tiny);
+  EXPECT_EQ(c.method, Method::GMSort);
+  EXPECT_NE(c.note.find("shared memory"), std::string::npos) << c.note;
+}
+
+}  // namespace
+}  // namespace nufftmp::detail
