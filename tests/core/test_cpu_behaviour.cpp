@@ -286,10 +286,10 @@ TEST(CpuBehaviour, LargerUniformAndClusteredProblems) {
       const std::string name = std::string("large") + dist_name(dist) + std::to_string(type);
       auto rng = make_rng(salt_of(name));
       Plan<double> p2(type, {128, 96}, 1, 1, 1e-9, cpu_options());
-      const auto pts2 = make_points<double>(dist, 2, 200000, p2.fine_grid(), rng);
+      const auto pts2 = make_points<double>(dist, 2, 60000, p2.fine_grid(), rng);
       EXPECT_LE(check_transform(p2, 0, pts2, rng, 200).rel_err, 1e-8) << name;
       Plan<float> p3(type, {32, 40, 24}, -1, 1, 1e-5, cpu_options());
-      const auto pts3 = make_points<float>(dist, 3, 200000, p3.fine_grid(), rng);
+      const auto pts3 = make_points<float>(dist, 3, 60000, p3.fine_grid(), rng);
       EXPECT_LE(check_transform(p3, 0, pts3, rng, 200).rel_err, 1e-4) << name;
     }
   }

@@ -13,6 +13,7 @@
 #include "cpu/fft_plan.hpp"
 #include "cpu/kernel_eval.hpp"
 #include "cpu/sorted_points.hpp"
+#include "cpu/threads.hpp"
 #include "cpu/spread_interp.hpp"
 #include "engine.hpp"
 
@@ -50,10 +51,11 @@ class CpuEngine final : public Engine<T> {
     Timer t;
     grid_ = GridBuffer<T>(shape_.cells() * batch_);
     std::complex<T>* data = grid_.data() + shape_.pad;
-    fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, nthreads_, data);
+    const int fft_threads = threads_for(10.0 * shape_.cells() * batch_, nthreads_);
+    fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, fft_threads, data);
     const int rest = cfg.ntransf % batch_;
     if (rest != 0)
-      fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, nthreads_, data);
+      fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
     if (cfg.opts.debug > 0)
       std::fprintf(stderr,
                    "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms\n",

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/grid.hpp"
+#include "cpu/threads.hpp"
 
 namespace nufftmp::detail::cpu {
 
@@ -26,6 +27,7 @@ void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>*
                                    int nthreads) const {
   const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = row * nf[1] * nf[2];
   const std::int64_t rows = N[1] * N[2];
+  nthreads = threads_for(static_cast<double>(nmodes) * nvec, nthreads);
 #pragma omp parallel for num_threads(nthreads) schedule(static) collapse(2)
   for (int v = 0; v < nvec; ++v)
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -47,6 +49,7 @@ void Deconvolver<T>::modes_to_grid(const std::complex<T>* f, std::complex<T>* gr
   const std::int64_t rows = N[1] * N[2];
   T* g = reinterpret_cast<T*>(grid);
   const std::int64_t nreal = 2 * ncells * nvec;
+  nthreads = threads_for(static_cast<double>(nreal), nthreads);
 #pragma omp parallel num_threads(nthreads)
   {
 #pragma omp for schedule(static)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu/kernel_eval.hpp"
+#include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
 
 namespace nufftmp::detail::cpu {
@@ -64,6 +65,8 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   }
   out.M = M;
   if (M == 0) return;
+  // The subproblems are cut for the engine's threads; the sort itself may use fewer.
+  const int sort_threads = threads_for(20.0 * M, nthreads);
 
   const int* lbs = kLogBinSize[dim - 1];
   std::int64_t nbins[3] = {1, 1, 1};
@@ -71,7 +74,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   const std::int64_t total_bins = nbins[0] * nbins[1] * nbins[2];
 
   if (!sort) {
-#pragma omp parallel for num_threads(nthreads) schedule(static)
+#pragma omp parallel for num_threads(sort_threads) schedule(static)
     for (std::int64_t j = 0; j < M; ++j) {
       out.perm[j] = j;
       for (int d = 0; d < dim; ++d) out.g[d][j] = fold_to_grid(in[d][j], nf[d]);
@@ -80,16 +83,16 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
     std::vector<std::int64_t> bin, counts;
     try {
       bin.resize(static_cast<size_t>(M));
-      counts.assign(static_cast<size_t>(total_bins * nthreads), 0);
+      counts.assign(static_cast<size_t>(total_bins * sort_threads), 0);
     } catch (const std::bad_alloc&) {
       throw Error(ErrorCode::OutOfMemory, "set_points: cannot allocate the bin sort's " +
                                               std::to_string(total_bins) + " bins x " +
-                                              std::to_string(nthreads) + " threads");
+                                              std::to_string(sort_threads) + " threads");
     }
     // One parallel region: the same static split of the points in both passes, so each
     // thread's private counters become its private write offsets (a stable sort, no atomics,
     // however the points cluster).
-#pragma omp parallel num_threads(nthreads)
+#pragma omp parallel num_threads(sort_threads)
     {
       const int nt = omp_get_num_threads();
       const int t = omp_get_thread_num();
@@ -130,7 +133,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   const std::int64_t nsub = (M + per - 1) / per;
   out.subproblems.resize(static_cast<size_t>(nsub));
   std::int64_t max_cells = 0;
-#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(max : max_cells)
+#pragma omp parallel for num_threads(sort_threads) schedule(static) reduction(max : max_cells)
   for (std::int64_t s = 0; s < nsub; ++s) {
     Subproblem& sp = out.subproblems[s];
     sp.begin = s * per;

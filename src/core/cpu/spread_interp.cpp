@@ -2,12 +2,14 @@
 // (zeroing the grids, sizing the per-thread boxes).
 #include "cpu/spread_interp.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "cpu/spread_interp_isa.hpp"
+#include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
 
 namespace nufftmp::detail::cpu {
@@ -28,6 +30,11 @@ void reserve_scratch(std::vector<std::vector<T>>& scratch, int nthreads, std::in
                                             std::to_string(nthreads) + " buffers of " +
                                             std::to_string(need * sizeof(T) / 1e6) + " MB");
   }
+}
+
+// Multiply-adds of spreading or interpolating M points.
+double point_work(std::int64_t M, int w, int dim, int nvec) {
+  return static_cast<double>(M) * std::pow(static_cast<double>(w), dim) * nvec;
 }
 
 enum class Isa { Generic, Avx2, Avx512 };
@@ -72,9 +79,10 @@ void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
             std::vector<std::vector<T>>& scratch) {
   const std::int64_t nreal = 2 * shape.cells() * nvec;
   T* g = reinterpret_cast<T*>(grid);
-#pragma omp parallel for num_threads(nthreads) schedule(static)
+#pragma omp parallel for num_threads(threads_for(nreal, nthreads)) schedule(static)
   for (std::int64_t i = 0; i < nreal; ++i) g[i] = T(0);
   if (pts.M == 0) return;
+  nthreads = threads_for(point_work(pts.M, ker.w, shape.dim, nvec), nthreads);
   // Buffers are sized here, outside the parallel region, so that a failed allocation is
   // reported and not thrown inside a thread: one box and one strength gather per thread.
   reserve_scratch(scratch, nthreads,
@@ -94,6 +102,7 @@ void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
             const std::complex<T>* grid, int nvec, std::complex<T>* c, int nthreads,
             std::vector<std::vector<T>>& scratch) {
   if (pts.M == 0) return;
+  nthreads = threads_for(point_work(pts.M, ker.w, shape.dim, nvec), nthreads);
   reserve_scratch(scratch, nthreads, 2 * kInterpChunk * nvec, "interp (output buffers)");
   const T* g = reinterpret_cast<const T*>(grid);
   switch (isa()) {
@@ -109,7 +118,7 @@ template <typename T>
 void fill_x_ghosts(const GridShape<T>& shape, std::complex<T>* grid, int nvec, int nthreads) {
   const std::int64_t rows = shape.nf[1] * shape.nf[2] * nvec, n0 = shape.nf[0], p = shape.pad;
   if (p == 0) return;
-#pragma omp parallel for num_threads(nthreads) schedule(static)
+#pragma omp parallel for num_threads(threads_for(rows * p, nthreads)) schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) {
     std::complex<T>* x0 = grid + r * shape.row + p;  // cell x = 0 of this row
     for (std::int64_t q = 1; q <= p; ++q) {
