@@ -3,6 +3,7 @@
 // sort, subproblems) -> execute (batches of up to batch_ vectors through the same grids).
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <new>
@@ -41,10 +42,7 @@ class CpuEngine final : public Engine<T> {
   explicit CpuEngine(const PlanConfig& cfg)
       : cfg_(cfg),
         nthreads_(cfg.opts.nthreads > 0 ? cfg.opts.nthreads : omp_get_max_threads()),
-        // One vector per thread by default, as the FFTs of a batch then run in one call; the
-        // cost is one fine grid per vector.
-        batch_(std::min(cfg.ntransf, cfg.opts.maxbatchsize > 0 ? cfg.opts.maxbatchsize
-                                                               : std::max(1, nthreads_))),
+        batch_(choose_batch(cfg, nthreads_)),
         ker_(cfg.kernel, cfg.opts.kernel_eval),
         shape_(make_shape(cfg)),
         deconv_(cfg, shape_.row, shape_.pad) {
@@ -124,6 +122,16 @@ class CpuEngine final : public Engine<T> {
   }
 
  private:
+  // One vector per thread by default (the batch's FFTs then run as one threaded call), at one
+  // fine grid per vector, but no more than kAutoBatchBytes of grids unless the user asks.
+  static int choose_batch(const PlanConfig& cfg, int nthreads) {
+    if (cfg.opts.maxbatchsize > 0) return std::min(cfg.ntransf, cfg.opts.maxbatchsize);
+    constexpr double kAutoBatchBytes = 1 << 30;
+    const double grid_bytes = static_cast<double>(cfg.num_fine()) * sizeof(std::complex<T>);
+    const int by_memory = static_cast<int>(std::max(1.0, kAutoBatchBytes / grid_bytes));
+    return std::max(1, std::min({cfg.ntransf, nthreads, by_memory}));
+  }
+
   static GridShape<T> make_shape(const PlanConfig& cfg) {
     GridShape<T> s;
     s.dim = cfg.dim;

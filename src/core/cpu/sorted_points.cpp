@@ -63,7 +63,6 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                 "set_points: cannot allocate sorted copies of " + std::to_string(M) + " points (" +
                     std::to_string(M * (dim * sizeof(T) + 8) / 1e9) + " GB)");
   }
-  out.M = M;
   if (M == 0) return;
   // The subproblems are cut for the engine's threads; the sort itself may use fewer.
   const int sort_threads = threads_for(20.0 * M, nthreads);
@@ -131,7 +130,12 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   const std::int64_t per = std::max<std::int64_t>(
       1, std::min<std::int64_t>(kMaxSubproblemPoints, (M + nthreads - 1) / nthreads));
   const std::int64_t nsub = (M + per - 1) / per;
-  out.subproblems.resize(static_cast<size_t>(nsub));
+  try {
+    out.subproblems.resize(static_cast<size_t>(nsub));
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory,
+                "set_points: cannot allocate " + std::to_string(nsub) + " subproblems");
+  }
   std::int64_t max_cells = 0;
 #pragma omp parallel for num_threads(sort_threads) schedule(static) reduction(max : max_cells)
   for (std::int64_t s = 0; s < nsub; ++s) {
@@ -160,6 +164,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   }
   out.max_subproblem_cells = max_cells;
   out.max_subproblem_points = per;
+  out.M = M;  // only now: a failure above leaves no half-sorted points behind
 }
 
 template void sort_points<float>(int, std::int64_t, const float*, const float*, const float*,
