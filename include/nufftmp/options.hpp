@@ -32,7 +32,9 @@ struct Options {
 
   // CUDA engine only.
   int gpu_device = -1;          // -1 = the current device of the calling thread
-  void* cuda_stream = nullptr;  // a cudaStream_t; nullptr = the default stream
+  // A cudaStream_t; nullptr = the default stream. The stream must outlive the plan: the plan's
+  // device buffers are freed in stream order on it when the plan is destroyed.
+  void* cuda_stream = nullptr;
   int binsize[3] = {0, 0, 0};   // spreading bin size per dim; 0 = heuristic from the GPU
   int maxsubprobsize = 0;       // SM: points per subproblem; 0 = heuristic
   int points_per_block = 0;     // output-driven: points staged per batch; 0 = heuristic
