@@ -118,9 +118,14 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
             offset += c;
           }
       }  // implicit barrier
-      for (std::int64_t j = j0; j < j1; ++j) {
-        const std::int64_t pos = cnt[bin[j]]++;
-        out.perm[pos] = j;
+      for (std::int64_t j = j0; j < j1; ++j) out.perm[cnt[bin[j]]++] = j;
+#pragma omp barrier
+      // The coordinates follow the permutation in a separate pass: sequential writes and
+      // independent random reads, where scattering them with perm (one write stream per bin
+      // and axis) took 1.4x as long.
+#pragma omp for schedule(static)
+      for (std::int64_t pos = 0; pos < M; ++pos) {
+        const std::int64_t j = out.perm[pos];
         for (int d = 0; d < dim; ++d) out.g[d][pos] = fold_to_grid(in[d][j], nf[d]);
       }
     }
