@@ -26,6 +26,7 @@ void usage() {
       "  --checkpoint FILE       checkpoint path (default <output>.ckpt.h5)\n"
       "  --resume                continue from the checkpoint's last generation\n"
       "  --cg-iter N, --cg-tol T conjugate gradients limits (default 200, 1e-6)\n"
+      "  --cg-precondition       circulant (T. Chan) preconditioner: fewer CG steps\n"
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
       "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
       "  --double                double precision NUFFTs (default float)\n"
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
       {"phase-cycles", required_argument, nullptr, 'p'},
       {"double", no_argument, nullptr, 'D'},
       {"fit-scale", no_argument, nullptr, 'f'},
+      {"cg-precondition", no_argument, nullptr, 'P'},
       {"cpu", no_argument, nullptr, 'C'},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
@@ -77,6 +79,7 @@ int main(int argc, char** argv) {
       case 'p': ro.phase.cycles = std::atoi(optarg); break;
       case 'D': ro.use_double = true; break;
       case 'f': ro.match.fit_scale = true; break;
+      case 'P': ro.merge.precondition = true; break;
       case 'C': ro.nufft.backend = Backend::Cpu; break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;

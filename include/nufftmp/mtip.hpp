@@ -198,8 +198,16 @@ class Slicer {
 struct MergeOptions {
   double lambda = 1e-3;   // Tikhonov weight, relative to the mean diagonal of A^H D A
   int max_iter = 200;
-  double tol = 1e-6;      // relative residual of the normal equations
+  // Relative residual of the normal equations. The fine detail that phasing needs converges
+  // last: on the demo data the phased density's correlation with the truth is 0.947 at 1e-4,
+  // 0.951 at 1e-5 and 0.976 at 1e-6 (the autocorrelation's own correlation is > 0.999 at all).
+  double tol = 1e-6;
   double nufft_tol = 0;   // 0: 1e-5 (float) / 1e-9 (double)
+  // CG preconditioned by T. Chan's circulant approximation of A^H D A (two M^3 FFTs per
+  // step): at tol 1e-6 about half the iterations (demo: 109 instead of 203), but it also
+  // converges the noise-dominated directions sooner, which plain CG leaves damped (a small
+  // data set phased to 0.89 instead of 0.94 correlation). Off by default.
+  bool precondition = false;
 };
 struct MergeReport {
   int iterations = 0;

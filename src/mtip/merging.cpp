@@ -10,6 +10,7 @@
 // measurement also at -x with half weight turns T and A^H D b into their real parts (at no
 // extra NUFFT cost) and makes the CG solution real and even.
 #include <chrono>
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -59,6 +60,10 @@ struct Merger<T>::Impl {
   std::vector<T> weights;
   std::vector<std::complex<double>> kernel_hat;  // FFT of Re(T) on the 2M lattice, / L^3
   detail::Fft3d<double> conv;
+  // T. Chan's optimal circulant approximation of the Toeplitz operator on the M^3 lattice:
+  // its eigenvalues (FFT of the Chan-averaged kernel), inverted with lambda, precondition CG.
+  std::vector<double> chan_eig;
+  detail::Fft3d<double> pconv;
   double weight_sum = 0;
   double kernel_ms = 0;
 
@@ -73,7 +78,8 @@ struct Merger<T>::Impl {
         opts(centred(o)),
         tol(default_tol(mo.nufft_tol, sizeof(T) == 4)),
         adjoint_plan(c, 1, {M_, M_, M_}, -1, 1, tol, opts),
-        conv(2 * M_, 2 * M_, 2 * M_) {}
+        conv(2 * M_, 2 * M_, 2 * M_),
+        pconv(M_, M_, M_) {}
   static Options centred(Options o) {
     o.modeord = 0;
     return o;
@@ -115,6 +121,37 @@ Merger<T>::~Merger() = default;
 template <typename T>
 Merger<T>::Merger(Merger&&) noexcept = default;
 
+namespace {
+// Chan's circulant: c_m = sum over s in {0,1}^3 of prod_d w(m_d, s_d) T_{m - s M}, with
+// w(m, 0) = (M - m) / M and w(m, 1) = m / M (m in [0, M)), the Frobenius-nearest circulant of
+// a (multilevel) Toeplitz matrix; it keeps T's positive definiteness. T is read from the 2M
+// lattice in FFT order (s.conv, before its FFT).
+template <typename Impl>
+void chan_eigenvalues(Impl& s) {
+  const std::int64_t M = s.M, L = s.L;
+  const std::complex<double>* t = s.conv.data();
+  std::complex<double>* c = s.pconv.data();
+  const double inv = 1.0 / static_cast<double>(M);
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        double sum = 0;
+        for (int sk = 0; sk < 2; ++sk)
+          for (int sj = 0; sj < 2; ++sj)
+            for (int si = 0; si < 2; ++si) {
+              const double w = (sk ? k : M - k) * inv * (sj ? j : M - j) * inv * (si ? i : M - i) * inv;
+              if (w == 0) continue;
+              sum += w * t[(wrap(k - sk * M, L) * L + wrap(j - sj * M, L)) * L + wrap(i - si * M, L)]
+                             .real();
+            }
+        c[(k * M + j) * M + i] = sum;
+      }
+  s.pconv.forward();
+  s.chan_eig.resize(static_cast<std::size_t>(M * M * M));
+  for (std::int64_t i = 0; i < M * M * M; ++i) s.chan_eig[i] = c[i].real();
+}
+}  // namespace
+
 template <typename T>
 void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const T* z,
                            const T* weights) {
@@ -146,6 +183,7 @@ void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const 
   allreduce_sum(s.comm, &wsum, 1);
   s.weight_sum = wsum;
   for (std::int64_t i = 0; i < nk; ++i) s.conv.data()[i] = f[i].real();  // Friedel: Re(T)
+  chan_eigenvalues(s);
   s.conv.forward();
   s.kernel_hat.resize(static_cast<std::size_t>(nk));
   const double norm = 1.0 / static_cast<double>(nk);  // FFTW's round trip scales by L^3
@@ -202,7 +240,8 @@ MergeReport Merger<T>::solve(const T* data, std::vector<double>& ac) {
   adjoint(data, b);
   rep.rhs_ms = ms_since(t0);
   t0 = Clock::now();
-  // Every rank runs the same CG on the same (reduced) arrays: no communication inside.
+  // Every rank runs the same preconditioned CG on the same (reduced) arrays: no communication
+  // inside.
   const double lam = s.mopts.lambda * s.weight_sum;
   std::vector<std::complex<double>> x(static_cast<std::size_t>(n), 0.0), r(b), p, Ap;
   if (static_cast<std::int64_t>(ac.size()) == n) {
@@ -216,26 +255,59 @@ MergeReport Merger<T>::solve(const T* data, std::vector<double>& ac) {
     for (std::int64_t i = 0; i < n; ++i) sum += (std::conj(a[i]) * c[i]).real();
     return sum;
   };
+  // z = C^{-1} r with C = Chan's circulant + lambda I, by FFTs on the M^3 lattice (vectors
+  // indexed by k mod M). Eigenvalues are clamped to a small positive floor, so C stays
+  // positive definite even where lambda = 0 and the data leave a direction unmeasured.
+  double emax = 0;
+  for (double e : s.chan_eig) emax = std::max(emax, e);
+  const double floor = 1e-8 * emax + lam;
+  const std::int64_t M = s.M, h = M / 2;
+  std::vector<std::complex<double>> z(static_cast<std::size_t>(n));
+  auto precondition = [&](const std::vector<std::complex<double>>& in,
+                          std::vector<std::complex<double>>& out) {
+    if (!s.mopts.precondition) {
+      out = in;
+      return;
+    }
+    std::complex<double>* g = s.pconv.data();
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i)
+          g[(wrap(k - h, M) * M + wrap(j - h, M)) * M + wrap(i - h, M)] = in[(k * M + j) * M + i];
+    s.pconv.forward();
+    const double norm = 1.0 / static_cast<double>(n);
+    for (std::int64_t i = 0; i < n; ++i) g[i] *= norm / std::max(s.chan_eig[i] + lam, floor);
+    s.pconv.backward();
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i)
+          out[(k * M + j) * M + i] = g[(wrap(k - h, M) * M + wrap(j - h, M)) * M + wrap(i - h, M)];
+  };
   const double bnorm = std::sqrt(dot(b, b));
-  p = r;
   double rr = dot(r, r);
   int it = 0;
   if (bnorm > 0) {
+    precondition(r, z);
+    p = z;
+    double rz = dot(r, z);
     while (it < s.mopts.max_iter && std::sqrt(rr) > s.mopts.tol * bnorm) {
       apply_normal(p, Ap);
       for (std::int64_t i = 0; i < n; ++i) Ap[i] += lam * p[i];
       const double pAp = dot(p, Ap);
       if (!(pAp > 0)) break;  // breakdown: p is (numerically) in the null space
-      const double alpha = rr / pAp;
+      const double alpha = rz / pAp;
       for (std::int64_t i = 0; i < n; ++i) {
         x[i] += alpha * p[i];
         r[i] -= alpha * Ap[i];
       }
-      const double rr_new = dot(r, r);
-      const double beta = rr_new / rr;
-      rr = rr_new;
-      for (std::int64_t i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
+      rr = dot(r, r);
       ++it;
+      if (std::sqrt(rr) <= s.mopts.tol * bnorm) break;
+      precondition(r, z);
+      const double rz_new = dot(r, z);
+      const double beta = rz_new / rz;
+      rz = rz_new;
+      for (std::int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
     }
   }
   rep.iterations = it;
