@@ -14,9 +14,12 @@ namespace {
 
 constexpr long double kTwoPiL = 6.283185307179586476925286766559005768L;
 
-// exp(i * phase) with the phase reduced in long double first.
+constexpr long double kInvTwoPiL = 0.159154943091895335768883763372514362L;
+
+// exp(i * phase) with the phase reduced to [-pi, pi] in long double first (exact enough for
+// |phase| up to ~1e9: the reduction keeps 64 bits of the product k x).
 inline std::complex<double> expi(long double phase) {
-  const long double r = std::fmod(phase, kTwoPiL);
+  const long double r = phase - kTwoPiL * std::floor(phase * kInvTwoPiL + 0.5L);
   const double rd = static_cast<double>(r);
   return {std::cos(rd), std::sin(rd)};
 }
@@ -61,6 +64,14 @@ std::vector<std::complex<double>> type1(int dim, std::int64_t M, const T* x, con
     stride *= N[d];
   }
   for (int d = dim; d < 3; ++d) used[d] = {0};
+  // Per point, either one table of exp(i k x) per axis over the modes used (many outputs), or
+  // one exponential per output (few outputs, e.g. a sample for an error estimate).
+  const size_t table_size = used[0].size() + used[1].size() + used[2].size();
+  const bool per_output = static_cast<size_t>(nout) <= table_size;
+  std::vector<long double> kout(static_cast<size_t>(3 * nout), 0.0L);
+  for (std::int64_t i = 0; i < nout; ++i)
+    for (int d = 0; d < dim; ++d)
+      kout[3 * i + d] = static_cast<long double>(used[d][pos[d][i]]) * isign;
   std::vector<long double> tot_re(idx.size(), 0), tot_im(idx.size(), 0);
 #pragma omp parallel
   {
@@ -77,14 +88,23 @@ std::vector<std::complex<double>> type1(int dim, std::int64_t M, const T* x, con
     std::int64_t since_flush = 0;
 #pragma omp for schedule(static)
     for (std::int64_t j = 0; j < M; ++j) {
-      for (int d = 0; d < dim; ++d) {
-        const long double xd = static_cast<long double>(coords[d][j]) * isign;
-        for (size_t u = 0; u < used[d].size(); ++u)
-          tab[d][u] = expi(static_cast<long double>(used[d][u]) * xd);
-      }
       const std::complex<double> cj(c[j]);
-      for (std::int64_t i = 0; i < nout; ++i)
-        blk[i] += cj * (tab[0][pos[0][i]] * tab[1][pos[1][i]] * tab[2][pos[2][i]]);
+      if (per_output) {
+        long double xj[3] = {0, 0, 0};
+        for (int d = 0; d < dim; ++d) xj[d] = static_cast<long double>(coords[d][j]);
+        for (std::int64_t i = 0; i < nout; ++i) {
+          const long double* k = &kout[3 * i];
+          blk[i] += cj * expi(k[0] * xj[0] + k[1] * xj[1] + k[2] * xj[2]);
+        }
+      } else {
+        for (int d = 0; d < dim; ++d) {
+          const long double xd = static_cast<long double>(coords[d][j]) * isign;
+          for (size_t u = 0; u < used[d].size(); ++u)
+            tab[d][u] = expi(static_cast<long double>(used[d][u]) * xd);
+        }
+        for (std::int64_t i = 0; i < nout; ++i)
+          blk[i] += cj * (tab[0][pos[0][i]] * tab[1][pos[1][i]] * tab[2][pos[2][i]]);
+      }
       if (++since_flush == kBlock) {
         flush();
         since_flush = 0;
