@@ -12,11 +12,13 @@
 
 #include "common/checks.hpp"
 #include "common/grid.hpp"
+#include "cuda/autotune.hpp"
 #include "cuda/bin_sort.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cufft_plan.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_guard.hpp"
+#include "cuda/event_timer.hpp"
 #include "cuda/heuristics.hpp"
 #include "cuda/launch.hpp"
 #include "engine.hpp"
@@ -84,11 +86,13 @@ class CudaEngine final : public Engine<T> {
     const T* c[3] = {x, y, z};
     for (int d = 0; d < cfg_.dim; ++d) require_pointer(c[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
     DeviceGuard guard(device_);
-    PointPrepRequest req{cfg_.dim, cfg_.kernel.w, grid_, choice_.bins,
-                         choice_.method != Method::GM, choice_.maxsub, device_, stream_};
     points_ready_ = false;
-    const std::int64_t bad = prepare_points<T>(req, M, x, y, z, pts_);
-    if (bad >= 0) report_bad_point(bad, c);
+    if (cfg_.opts.autotune) autotune_lookup(M, c);
+    const std::int64_t bad = prepare_points<T>(prep_request(choice_), M, x, y, z, pts_);
+    if (bad >= 0) {
+      drop_autotune_state();
+      report_bad_point(bad, c);
+    }
     points_ready_ = true;
   }
 
@@ -99,29 +103,11 @@ class CudaEngine final : public Engine<T> {
     if (!points_ready_)
       throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
     DeviceGuard guard(device_);
-    DeconvView<T> dv = deconv_view();
+    if (tune_pending_) autotune_now(c, f);
     for (int v0 = 0; v0 < cfg_.ntransf; v0 += batch_) {
       const int nv = std::min(batch_, cfg_.ntransf - v0);
-      std::complex<T>* cb = c + std::int64_t(v0) * M;
-      std::complex<T>* fb = f + std::int64_t(v0) * cfg_.num_modes();
-      auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
-      const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
-      SpreadLaunch<T> a = launch_args(nv, cb, fw);
-      if (cfg_.type == 1) {
-        NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw, 0, sizeof(std::complex<T>) * nv * grid_.total, stream_));
-        switch (choice_.method) {
-          case Method::SM: spread_sm<T>(a, coeffs_); break;
-          case Method::Output: spread_output<T>(a, coeffs_); break;
-          default: spread_gm<T>(a, coeffs_); break;
-        }
-        fft.execute(fw, cfg_.isign);
-        deconvolve_type1<T>(dv, fw, fb, nv, stream_);
-      } else {
-        pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
-        fft.execute(fw, cfg_.isign);
-        if (choice_.method == Method::SM) interp_sm<T>(a, coeffs_);
-        else interp_gm<T>(a, coeffs_);
-      }
+      run_batch(choice_, pts_, nv, c + std::int64_t(v0) * M,
+                f + std::int64_t(v0) * cfg_.num_modes());
     }
   }
 
@@ -185,24 +171,144 @@ class CudaEngine final : public Engine<T> {
 
  private:
   std::string describe_choice() const {
-    std::string s = std::string("method ") + method_name(choice_.method) + ", bins";
-    for (int d = 0; d < cfg_.dim; ++d) s += (d ? "x" : " ") + std::to_string(choice_.bins.size[d]);
-    s += ", maxsub " + std::to_string(choice_.maxsub) + ", np " + std::to_string(choice_.np) +
-         ", shared " + std::to_string(choice_.shared_bytes) + " B, batch " + std::to_string(batch_);
-    return s;
+    return detail::describe_choice(choice_, cfg_.dim) + ", batch " + std::to_string(batch_);
   }
 
-  SpreadLaunch<T> launch_args(int nv, std::complex<T>* c, std::complex<T>* fw) const {
+  PointPrepRequest prep_request(const MethodChoice& ch) const {
+    return PointPrepRequest{cfg_.dim, cfg_.kernel.w, grid_, ch.bins, ch.method != Method::GM,
+                            ch.maxsub, device_, stream_};
+  }
+
+  // One batch of nv vectors (nv = batch_ or the tail) through spread/FFT/deconvolve (type 1) or
+  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts.
+  void run_batch(const MethodChoice& ch, const SortedPoints<T>& pts, int nv, std::complex<T>* cb,
+                 std::complex<T>* fb) {
+    const DeconvView<T> dv = deconv_view();
+    auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
+    const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
+    const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
+    if (cfg_.type == 1) {
+      NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw, 0, sizeof(std::complex<T>) * nv * grid_.total, stream_));
+      switch (ch.method) {
+        case Method::SM: spread_sm<T>(a, coeffs_); break;
+        case Method::Output: spread_output<T>(a, coeffs_); break;
+        default: spread_gm<T>(a, coeffs_); break;
+      }
+      fft.execute(fw, cfg_.isign);
+      deconvolve_type1<T>(dv, fw, fb, nv, stream_);
+    } else {
+      pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
+      fft.execute(fw, cfg_.isign);
+      if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
+      else interp_gm<T>(a, coeffs_);
+    }
+  }
+
+  // Autotune, step 1 (set_points, before the sort): a cached winner for this problem's key
+  // becomes the configuration; on a miss, the coordinates are kept (device copy: the caller's
+  // arrays need not outlive set_points) so the first execute can sort them per candidate.
+  void autotune_lookup(std::int64_t M, const T* const* coords) {
+    drop_autotune_state();
+    const std::string key = autotune_key(props_.name, cfg_, sizeof(T), M);
+    if (key == tuned_key_) return;  // this plan already tuned this size class
+    const bool dbg = cfg_.opts.debug > 0;
+    std::string note;
+    const TuneCache cache = read_tune_cache(autotune_cache_path(), &note);
+    if (dbg && !note.empty()) std::cerr << "nufftmp: autotune: " << note << "\n";
+    const auto it = cache.find(key);
+    if (it != cache.end()) {
+      if (const auto ch = choice_of_entry<T>(cfg_, props_, it->second)) {
+        choice_ = *ch;
+        tuned_key_ = key;
+        count_autotune(true);
+        if (dbg) std::cerr << "nufftmp: autotune: cache hit for " << key << ": " << describe_choice() << "\n";
+        return;
+      }
+      if (dbg) std::cerr << "nufftmp: autotune: cached entry for " << key << " no longer applies\n";
+    }
+    tune_cands_ = tune_candidates<T>(cfg_, props_);
+    if (tune_cands_.size() <= 1 || M == 0) return;  // nothing to compare
+    for (int d = 0; d < cfg_.dim; ++d) {
+      tune_coords_[d].allocate(M, device_, stream_, "point coordinates (autotune copy)");
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(tune_coords_[d].get(), coords[d], sizeof(T) * M,
+                                       cudaMemcpyDeviceToDevice, stream_));
+    }
+    tune_key_ = key;
+    tune_pending_ = true;
+  }
+
+  // Autotune, step 2 (first execute after a miss): time each candidate on the first batch of
+  // the user's input, writing a scratch output (the user's result is computed once, below, by
+  // the winner); keep the fastest, re-sort the points for it, store it in the cache.
+  void autotune_now(const std::complex<T>* c, const std::complex<T>* f) {
+    tune_pending_ = false;
+    const std::int64_t M = pts_.M;
+    const int nv = std::min(batch_, cfg_.ntransf);
+    const bool t1 = cfg_.type == 1;
+    DeviceBuffer<std::complex<T>> scratch(std::size_t(nv) * (t1 ? cfg_.num_modes() : M), device_,
+                                          stream_, "the autotune scratch output");
+    // The inputs are only read (type 1 reads c, type 2 reads f).
+    std::complex<T>* cb = t1 ? const_cast<std::complex<T>*>(c) : scratch.get();
+    std::complex<T>* fb = t1 ? scratch.get() : const_cast<std::complex<T>*>(f);
+    const T* xyz[3] = {tune_coords_[0].get(), tune_coords_[1].get(), tune_coords_[2].get()};
+    SortedPoints<T> trial;
+    auto time_one = [&](const MethodChoice& ch) {
+      if (prepare_points<T>(prep_request(ch), M, xyz[0], xyz[1], xyz[2], trial) >= 0)
+        throw Error(ErrorCode::Internal, "autotune: points rejected on re-sort");
+      return median_ms_on_stream(stream_, 1, 3, [&] { run_batch(ch, trial, nv, cb, fb); });
+    };
+    std::string log;
+    double best_ms = 0;
+    const int best = pick_fastest(tune_cands_, cfg_.dim, time_one, &log, &best_ms);
+    count_autotune(false);
+    trial = SortedPoints<T>{};
+    const bool dbg = cfg_.opts.debug > 0;
+    if (dbg) std::cerr << "nufftmp: autotune " << tune_key_ << ", " << tune_cands_.size() << " candidates (execute of " << nv << " vector(s), median of 3):\n" << log;
+    if (best < 0) {
+      if (dbg) std::cerr << "nufftmp: autotune: no candidate ran; keeping " << describe_choice() << "\n";
+      drop_autotune_state();
+      return;
+    }
+    const MethodChoice win = tune_cands_[best];
+    const PointPrepRequest now = prep_request(choice_), want = prep_request(win);
+    const bool same_sort = now.sort == want.sort && now.maxsub == want.maxsub &&
+                           now.bins.size[0] == want.bins.size[0] &&
+                           now.bins.size[1] == want.bins.size[1] &&
+                           now.bins.size[2] == want.bins.size[2];
+    if (!same_sort) {  // pts_ was sorted for the heuristic's configuration
+      if (prepare_points<T>(prep_request(win), M, xyz[0], xyz[1], xyz[2], pts_) >= 0)
+        throw Error(ErrorCode::Internal, "autotune: points rejected on re-sort");
+    }
+    choice_ = win;
+    tuned_key_ = tune_key_;
+    TuneEntry e = entry_of(win);
+    e.ms = best_ms;
+    std::string note;
+    const std::string path = autotune_cache_path();
+    if (!store_tune_entry(path, tune_key_, e, &note) && dbg)
+      std::cerr << "nufftmp: autotune: " << note << "\n";
+    if (dbg) std::cerr << "nufftmp: autotune winner: " << describe_choice() << " (" << best_ms << " ms), cached in " << path << "\n";
+    drop_autotune_state();
+  }
+
+  void drop_autotune_state() {
+    tune_pending_ = false;
+    for (auto& b : tune_coords_) b = DeviceBuffer<T>{};
+    tune_cands_.clear();
+  }
+
+  SpreadLaunch<T> launch_args(const MethodChoice& ch, const SortedPoints<T>& pts, int nv,
+                              std::complex<T>* c, std::complex<T>* fw) const {
     SpreadLaunch<T> a{};
     a.dim = cfg_.dim;
     a.w = cfg_.kernel.w;
-    a.pts = pts_.view();
+    a.pts = pts.view();
     a.grid = grid_;
-    a.bins = choice_.bins;
-    a.subs = pts_.subproblems.get();
-    a.num_subs = pts_.num_subproblems;
-    a.points_per_batch = choice_.np;
-    a.threads = choice_.threads;
+    a.bins = ch.bins;
+    a.subs = pts.subproblems.get();
+    a.num_subs = pts.num_subproblems;
+    a.points_per_batch = ch.np;
+    a.threads = ch.threads;
     a.nvec = nv;
     a.c = c;
     a.fw = fw;
@@ -278,6 +384,11 @@ class CudaEngine final : public Engine<T> {
   std::array<DeviceBuffer<T>, 3> factor_;
   SortedPoints<T> pts_;
   bool points_ready_ = false;  // set_points succeeded (M = 0 is a valid point set)
+  // Autotune: the key choice_ was tuned (or read from the cache) for; a pending timing run.
+  std::string tuned_key_, tune_key_;
+  bool tune_pending_ = false;
+  std::vector<MethodChoice> tune_cands_;
+  std::array<DeviceBuffer<T>, 3> tune_coords_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch.hpp"
+#include "nufftmp/plan.hpp"
 
 namespace nufftmp::detail {
 
@@ -87,7 +88,11 @@ std::size_t tile_bytes(Method m, int dim, int w, const BinView& b, int np) {
 
 template <typename T>
 MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props) {
-  const Options& o = cfg.opts;
+  return choose_method<T>(cfg, props, cfg.opts);
+}
+
+template <typename T>
+MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, const Options& o) {
   const int dim = cfg.dim, w = cfg.kernel.w;
   MethodChoice ch;
   Method m = o.method;
@@ -140,7 +145,17 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props) {
   return fb;
 }
 
+std::string describe_choice(const MethodChoice& ch, int dim) {
+  std::string s = std::string("method ") + method_name(ch.method) + ", bins";
+  for (int d = 0; d < dim; ++d) s += (d ? "x" : " ") + std::to_string(ch.bins.size[d]);
+  s += ", maxsub " + std::to_string(ch.maxsub) + ", np " + std::to_string(ch.np) + ", shared " +
+       std::to_string(ch.shared_bytes) + " B";
+  return s;
+}
+
 template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&);
 template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&);
+template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&, const Options&);
+template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&, const Options&);
 
 }  // namespace nufftmp::detail

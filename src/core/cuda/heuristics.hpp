@@ -39,6 +39,13 @@ struct MethodChoice {
 // GM-sort when a tile cannot fit in shared memory.
 template <typename T>
 MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props);
+// The same with `o` in place of cfg.opts (autotune asks for variants without copying the
+// plan's deconvolution tables).
+template <typename T>
+MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, const Options& o);
+
+// One line for debug output: method, bins, maxsub, np, shared memory.
+std::string describe_choice(const MethodChoice& ch, int dim);
 
 // The bin layout for given sizes (sizes clamped to the fine grid).
 BinView make_bins(int dim, const std::array<std::int64_t, 3>& nf, const int size[3]);
