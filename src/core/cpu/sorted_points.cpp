@@ -123,8 +123,15 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
       // The coordinates follow the permutation in a separate pass: sequential writes and
       // independent random reads, where scattering them with perm (one write stream per bin
       // and axis) took 1.4x as long.
+      // Prefetching a few dozen points ahead keeps more of the random reads in flight than
+      // the out-of-order window alone.
+      constexpr std::int64_t kAhead = 32;
 #pragma omp for schedule(static)
       for (std::int64_t pos = 0; pos < M; ++pos) {
+        if (pos + kAhead < M) {
+          const std::int64_t ja = out.perm[pos + kAhead];
+          for (int d = 0; d < dim; ++d) __builtin_prefetch(in[d] + ja);
+        }
         const std::int64_t j = out.perm[pos];
         for (int d = 0; d < dim; ++d) out.g[d][pos] = fold_to_grid(in[d][j], nf[d]);
       }

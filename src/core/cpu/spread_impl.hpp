@@ -35,8 +35,10 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
   const std::int64_t e0 = sp.extent[0], e1 = sp.extent[1], cells = sp.cells();
   const std::int64_t M = pts.M, n = sp.end - sp.begin;
   const std::int64_t* perm = pts.perm.data() + sp.begin;
+  constexpr std::int64_t kAhead = 32;  // prefetch distance of the random reads
   for (int v = 0; v < nvec; ++v)
     for (std::int64_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) __builtin_prefetch(c + v * M + perm[j + kAhead]);
       const std::complex<T> cv = c[v * M + perm[j]];
       cs[2 * (v * n + j)] = cv.real();
       cs[2 * (v * n + j) + 1] = cv.imag();
