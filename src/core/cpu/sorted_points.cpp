@@ -139,8 +139,11 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   }
 
   // Subproblems: runs of consecutive sorted points, each with its bounding box of cells.
+  // Unsorted points spread over the whole grid whatever the run length, so each box is about
+  // the grid: then one run per thread, not one per kMaxSubproblemPoints.
   const std::int64_t per = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(kMaxSubproblemPoints, (M + nthreads - 1) / nthreads));
+      1, sort ? std::min<std::int64_t>(kMaxSubproblemPoints, (M + nthreads - 1) / nthreads)
+              : (M + nthreads - 1) / nthreads);
   const std::int64_t nsub = (M + per - 1) / per;
   try {
     out.subproblems.resize(static_cast<size_t>(nsub));
