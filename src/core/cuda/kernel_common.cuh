@@ -44,6 +44,97 @@ __device__ __forceinline__ void atomic_add_cplx(double2* p, double re, double im
   atomicAdd(&p->y, im);
 }
 
+// Batches run on gridDim.y: block row y works on vector y of the per-point array c (M each)
+// and of the fine grid fw (total cells each).
+template <typename C, typename F>
+__device__ __forceinline__ void select_vector(C*& c, std::int64_t M, F*& fw, std::int64_t total) {
+  c += std::int64_t(blockIdx.y) * M;
+  fw += std::int64_t(blockIdx.y) * total;
+}
+
+// Grid-stride loop over the points in processing order: f(i) for each.
+template <typename F>
+__device__ __forceinline__ void for_each_point(std::int64_t M, F&& f) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < M;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    f(i);
+}
+
+// Point i's kernel values k[d][t] and the wrapped fine-grid indices idx[d][t] of its stencil.
+template <int W, int D, typename T>
+__device__ __forceinline__ void point_stencil(const KernelCoeffs<T>& kc, const PointsView<T>& pts,
+                                              const GridView& grid, std::int64_t i,
+                                              T (&k)[D][W], int (&idx)[D][W]) {
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    eval_kernel<W>(kc, pts.s[d][i], k[d]);
+    const int i0 = pts.i0[d][i];
+#pragma unroll
+    for (int t = 0; t < W; ++t) idx[d][t] = wrap_once(i0 + t, grid.nf[d]);
+  }
+}
+
+// Point i's kernel values and its first stencil cell relative to a tile origin (no wrap:
+// the tile holds the whole stencil).
+template <int W, int D, typename T>
+__device__ __forceinline__ void point_in_tile(const KernelCoeffs<T>& kc, const PointsView<T>& pts,
+                                              std::int64_t i, const int* origin, T (&k)[D][W],
+                                              int (&l0)[3]) {
+#pragma unroll
+  for (int d = 0; d < 3; ++d) l0[d] = 0;
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    eval_kernel<W>(kc, pts.s[d][i], k[d]);
+    l0[d] = pts.i0[d][i] - origin[d];
+  }
+}
+
+// The sum over a stencil of value * k_x k_y k_z (type 2). row(dz, dy) returns a callable
+// dx -> cplx<T> for the stencil row (dy, dz): per-row address work stays out of the x loop.
+template <int W, int D, typename T, typename Row>
+__device__ __forceinline__ cplx<T> gather_stencil(const T (&k)[D][W], Row&& row) {
+  T re = 0, im = 0;
+  for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
+    T rz = 0, iz = 0;
+    for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy) {
+      const auto at = row(dz, dy);
+      T ry = 0, iy = 0;
+#pragma unroll
+      for (int dx = 0; dx < W; ++dx) {
+        const cplx<T> g = at(dx);
+        ry = fma(g.x, k[0][dx], ry);
+        iy = fma(g.y, k[0][dx], iy);
+      }
+      const T ky = D >= 2 ? k[1][dy] : T(1);
+      rz = fma(ry, ky, rz);
+      iz = fma(iy, ky, iz);
+    }
+    const T kz = D == 3 ? k[D - 1][dz] : T(1);
+    re = fma(rz, kz, re);
+    im = fma(iz, kz, im);
+  }
+  cplx<T> out;
+  out.x = re;
+  out.y = im;
+  return out;
+}
+
+// Adds cv * k_x k_y k_z over a stencil (type 1). row(dz, dy) returns a callable
+// (dx, re, im) that adds to the cell dx of stencil row (dy, dz).
+template <int W, int D, typename T, typename Row>
+__device__ __forceinline__ void scatter_stencil(const T (&k)[D][W], cplx<T> cv, Row&& row) {
+  for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
+    const T kz = D == 3 ? k[D - 1][dz] : T(1);
+    for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy) {
+      const T wy = (D >= 2 ? k[1][dy] : T(1)) * kz;
+      const T r = cv.x * wy, m = cv.y * wy;
+      const auto add = row(dz, dy);
+#pragma unroll
+      for (int dx = 0; dx < W; ++dx) add(dx, r * k[0][dx], m * k[0][dx]);
+    }
+  }
+}
+
 // Decomposes a flat bin index into per-dim bin coordinates.
 __device__ __forceinline__ void bin_coords(const BinView& b, std::int32_t bin, int* out) {
   out[0] = bin % b.count[0];

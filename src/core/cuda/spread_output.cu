@@ -6,8 +6,7 @@
 // different banks). Compared with one thread per whole stencil (SM), the work per thread is
 // short and even, and compared with cuFINUFFT's output-driven method there is no barrier per
 // point and no idle thread.
-#include "cuda/cuda_check.hpp"
-#include "cuda/launch.hpp"
+#include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
 #include "cuda/width_dispatch.hpp"
 
@@ -52,16 +51,10 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
   T* cval = kval + std::int64_t(np) * D * W;          // [np][2], pre-scaled for fixed point
   int* offs = reinterpret_cast<int*>(cval + 2 * np);  // [np][D]: tile offset per axis
   __shared__ T warp_sums[8];
-  const int v = blockIdx.y;
-  c += std::int64_t(v) * pts.M;
-  fw += std::int64_t(v) * grid.total;
-  const Subproblem sub = subs[blockIdx.x];
+  select_vector(c, pts.M, fw, grid.total);
   int origin[3];
-  tile_origin<D>(bins, tile, sub.bin, origin);
-  for (std::int64_t t = threadIdx.x; t < tile.cells; t += blockDim.x) {
-    re[t] = A(0);
-    im[t] = A(0);
-  }
+  const Subproblem sub = block_subproblem<D>(subs, bins, tile, origin);
+  tile_zero(re, im, tile.cells);
   T scale = T(1);
   if constexpr (kFixed) {
     T sum = T(0);
@@ -128,32 +121,16 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
     }
   }
   __syncthreads();
-  // Flush: one complex atomic per non-zero cell.
-  const T unscale = T(1) / scale;
-  const int w0 = tile.width[0], w1 = tile.width[1];
-  const int ncell = tile.width[0] * tile.width[1] * tile.width[2];
-  for (int t = threadIdx.x; t < ncell; t += blockDim.x) {
-    const int tx = t % w0;
-    const int ty = D >= 2 ? (t / w0) % w1 : 0;
-    const int tz = D == 3 ? t / (w0 * w1) : 0;
-    const int sidx = tx + tile.stride0 * (ty + w1 * tz);
-    const A ar = re[sidx], ai = im[sidx];
-    if (ar == A(0) && ai == A(0)) continue;
-    std::int64_t g = wrap_tile(origin[0] + tx, grid.nf[0]);
-    if (D >= 2) g += std::int64_t(grid.nf[0]) * wrap_tile(origin[1] + ty, grid.nf[1]);
-    if (D == 3)
-      g += std::int64_t(grid.nf[0]) * grid.nf[1] * wrap_tile(origin[2] + tz, grid.nf[2]);
-    atomic_add_cplx(fw + g, T(ar) * unscale, T(ai) * unscale);
-  }
+  tile_flush<T, D>(re, im, tile, origin, grid, fw, T(1) / scale);
 }
 
 }  // namespace
 
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
-  const std::size_t tile = 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
-  return tile + std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
-                                   std::size_t(dim) * sizeof(int));
+  return tile_planes_bytes<T>(dim, w, bins) +
+         std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
+                            std::size_t(dim) * sizeof(int));
 }
 
 template <typename T>
@@ -162,15 +139,10 @@ void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   const TileView tile = make_tile(a.dim, a.w, a.bins);
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);
-  const int threads = a.threads > 0 ? a.threads : 256;
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    auto kernel = spread_output_kernel<T, W.value, D.value>;
-    NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shmem)));
-    kernel<<<dim3(static_cast<unsigned>(a.num_subs), a.nvec), threads, shmem, a.stream>>>(
-        a.pts, a.grid, a.bins, tile, k, a.subs, np, reinterpret_cast<const cplx<T>*>(a.c),
-        reinterpret_cast<cplx<T>*>(a.fw));
-    NUFFTMP_CUDA_CHECK_LAUNCH("spread_output_kernel");
+    launch_per_subproblem(spread_output_kernel<T, W.value, D.value>, "spread_output_kernel", a,
+                          shmem, a.pts, a.grid, a.bins, tile, k, a.subs, np,
+                          as_cplx(static_cast<const std::complex<T>*>(a.c)), as_cplx(a.fw));
   });
 }
 

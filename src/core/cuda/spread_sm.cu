@@ -1,8 +1,7 @@
 // SM spreading: one block per subproblem (at most maxsubprobsize sorted points of one bin),
 // one thread per point adding its stencil into a shared-memory tile with shared atomics, then
 // one global atomic per tile cell. What keeps clustered points fast.
-#include "cuda/cuda_check.hpp"
-#include "cuda/launch.hpp"
+#include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
 #include "cuda/width_dispatch.hpp"
 
@@ -19,37 +18,24 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(PointsView<T> pts, GridV
   extern __shared__ unsigned char smem_raw[];
   T* re = reinterpret_cast<T*>(smem_raw);
   T* im = re + tile.cells;
-  const int v = blockIdx.y;
-  c += std::int64_t(v) * pts.M;
-  fw += std::int64_t(v) * grid.total;
-  const Subproblem sub = subs[blockIdx.x];
+  select_vector(c, pts.M, fw, grid.total);
   int origin[3];
-  tile_origin<D>(bins, tile, sub.bin, origin);
+  const Subproblem sub = block_subproblem<D>(subs, bins, tile, origin);
   tile_zero(re, im, tile.cells);
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
     const cplx<T> cv = c[pts.perm[i]];
     T k[D][W];
-    int l0[3] = {0, 0, 0};
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-      eval_kernel<W>(kc, pts.s[d][i], k[d]);
-      l0[d] = pts.i0[d][i] - origin[d];
-    }
-    for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
-      const T kz = D == 3 ? k[D - 1][dz] : T(1);
-      for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy) {
-        const T wy = (D >= 2 ? k[1][dy] : T(1)) * kz;
-        const T r = cv.x * wy, m = cv.y * wy;
-        const int base = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
-#pragma unroll
-        for (int dx = 0; dx < W; ++dx) {
-          atomicAdd(re + base + dx, r * k[0][dx]);
-          atomicAdd(im + base + dx, m * k[0][dx]);
-        }
-      }
-    }
+    int l0[3];
+    point_in_tile<W, D>(kc, pts, i, origin, k, l0);
+    scatter_stencil<W, D>(k, cv, [&](int dz, int dy) {
+      const int base = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
+      return [=](int dx, T r, T m) {
+        atomicAdd(re + base + dx, r);
+        atomicAdd(im + base + dx, m);
+      };
+    });
   }
   __syncthreads();
   tile_flush<T, D>(re, im, tile, origin, grid, fw);
@@ -59,7 +45,7 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(PointsView<T> pts, GridV
 
 template <typename T>
 std::size_t spread_sm_shared_bytes(int dim, int w, const BinView& bins) {
-  return 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
+  return tile_planes_bytes<T>(dim, w, bins);
 }
 
 template <typename T>
@@ -67,15 +53,10 @@ void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const TileView tile = make_tile(a.dim, a.w, a.bins);
   const std::size_t shmem = spread_sm_shared_bytes<T>(a.dim, a.w, a.bins);
-  const int threads = a.threads > 0 ? a.threads : 256;
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    auto kernel = spread_sm_kernel<T, W.value, D.value>;
-    NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shmem)));
-    kernel<<<dim3(static_cast<unsigned>(a.num_subs), a.nvec), threads, shmem, a.stream>>>(
-        a.pts, a.grid, a.bins, tile, k, a.subs, reinterpret_cast<const cplx<T>*>(a.c),
-        reinterpret_cast<cplx<T>*>(a.fw));
-    NUFFTMP_CUDA_CHECK_LAUNCH("spread_sm_kernel");
+    launch_per_subproblem(spread_sm_kernel<T, W.value, D.value>, "spread_sm_kernel", a, shmem,
+                          a.pts, a.grid, a.bins, tile, k, a.subs,
+                          as_cplx(static_cast<const std::complex<T>*>(a.c)), as_cplx(a.fw));
   });
 }
 

@@ -1,5 +1,6 @@
-// Shared-memory tiles of one bin plus halo (see TileView): origin, zeroing, and the flush that
-// adds a tile to the fine grid with one complex atomic per non-zero cell.
+// Shared-memory tiles of one bin plus halo (see TileView): origin, the block's subproblem,
+// zeroing, a walk over the tile's cells, and the flush that adds a tile to the fine grid with
+// one complex atomic per non-zero cell.
 #pragma once
 
 #include "cuda/kernel_common.cuh"
@@ -31,10 +32,21 @@ __device__ __forceinline__ int wrap_tile(int i, int n) {
   return i >= n ? i - n : i;
 }
 
-template <typename T, int D>
-__device__ __forceinline__ void tile_flush(const T* re, const T* im, const TileView& tile,
-                                           const int* origin, const GridView& grid,
-                                           cplx<T>* fw) {
+// The subproblem of this block (blockIdx.x) and the origin of its bin's tile.
+template <int D>
+__device__ __forceinline__ Subproblem block_subproblem(const Subproblem* subs, const BinView& bins,
+                                                       const TileView& tile, int* origin) {
+  const Subproblem sub = subs[blockIdx.x];
+  tile_origin<D>(bins, tile, sub.bin, origin);
+  return sub;
+}
+
+// Each thread of the block visits tile cells: f(s, global) with s the cell's index in the
+// shared planes and global() its fine-grid index (computed only when asked: a flush skips
+// empty cells first).
+template <int D, typename F>
+__device__ __forceinline__ void for_each_tile_cell(const TileView& tile, const int* origin,
+                                                   const GridView& grid, F&& f) {
   const int w0 = tile.width[0], w1 = tile.width[1];
   const int n = tile.width[0] * tile.width[1] * tile.width[2];
   for (int t = threadIdx.x; t < n; t += blockDim.x) {
@@ -42,14 +54,27 @@ __device__ __forceinline__ void tile_flush(const T* re, const T* im, const TileV
     const int ty = D >= 2 ? (t / w0) % w1 : 0;
     const int tz = D == 3 ? t / (w0 * w1) : 0;
     const int s = tx + tile.stride0 * (ty + w1 * tz);
-    const T r = re[s], m = im[s];
-    if (r == T(0) && m == T(0)) continue;  // clustered points leave most of a tile empty
-    std::int64_t g = wrap_tile(origin[0] + tx, grid.nf[0]);
-    if (D >= 2) g += std::int64_t(grid.nf[0]) * wrap_tile(origin[1] + ty, grid.nf[1]);
-    if (D == 3)
-      g += std::int64_t(grid.nf[0]) * grid.nf[1] * wrap_tile(origin[2] + tz, grid.nf[2]);
-    atomic_add_cplx(fw + g, r, m);
+    f(s, [&] {
+      std::int64_t g = wrap_tile(origin[0] + tx, grid.nf[0]);
+      if (D >= 2) g += std::int64_t(grid.nf[0]) * wrap_tile(origin[1] + ty, grid.nf[1]);
+      if (D == 3)
+        g += std::int64_t(grid.nf[0]) * grid.nf[1] * wrap_tile(origin[2] + tz, grid.nf[2]);
+      return g;
+    });
   }
+}
+
+// Adds a tile (planes of accumulator type A: T, or fixed-point int scaled by 1 / unscale) to
+// the fine grid, one complex atomic per non-zero cell.
+template <typename T, int D, typename A>
+__device__ __forceinline__ void tile_flush(const A* re, const A* im, const TileView& tile,
+                                           const int* origin, const GridView& grid, cplx<T>* fw,
+                                           T unscale = T(1)) {
+  for_each_tile_cell<D>(tile, origin, grid, [&](int s, auto global) {
+    const A r = re[s], m = im[s];
+    if (r == A(0) && m == A(0)) return;  // clustered points leave most of a tile empty
+    atomic_add_cplx(fw + global(), T(r) * unscale, T(m) * unscale);
+  });
 }
 
 }  // namespace nufftmp::detail

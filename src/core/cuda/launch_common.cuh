@@ -1,0 +1,60 @@
+// Host side of the spreading/interpolation launches: the two launch shapes every method uses
+// (one thread per point; one block per subproblem with a dynamic shared-memory tile), each
+// checked, and the cast of the plan's std::complex arrays to the kernels' float2/double2.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <string>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/kernel_common.cuh"
+#include "cuda/launch.hpp"
+#include "cuda/point_grid.hpp"
+
+namespace nufftmp::detail {
+
+template <typename T>
+cplx<T>* as_cplx(std::complex<T>* p) {
+  return reinterpret_cast<cplx<T>*>(p);
+}
+template <typename T>
+const cplx<T>* as_cplx(const std::complex<T>* p) {
+  return reinterpret_cast<const cplx<T>*>(p);
+}
+
+// After a launch: a configuration error (too much shared memory, bad grid) as a CudaError
+// naming the kernel.
+inline void check_launch(const char* kernel_name) {
+  const cudaError_t st = cudaGetLastError();
+  if (st != cudaSuccess)
+    throw_cuda_error(st, (std::string("launch of ") + kernel_name).c_str(), __FILE__, __LINE__);
+}
+
+// Grid: enough blocks of 256 threads for the points (grid-stride beyond), one row per vector.
+template <typename T, typename... P, typename... Args>
+void launch_per_point(void (*kernel)(P...), const char* name, const SpreadLaunch<T>& a,
+                      Args... args) {
+  kernel<<<point_grid(a.pts.M, a.nvec, 256), 256, 0, a.stream>>>(args...);
+  check_launch(name);
+}
+
+// Grid: one block per subproblem, one row per vector; `shmem` bytes of dynamic shared memory
+// (past 48 KB a kernel must opt in, so the attribute is set before every launch).
+template <typename T, typename... P, typename... Args>
+void launch_per_subproblem(void (*kernel)(P...), const char* name, const SpreadLaunch<T>& a,
+                           std::size_t shmem, Args... args) {
+  NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shmem)));
+  const int threads = a.threads > 0 ? a.threads : 256;
+  kernel<<<dim3(static_cast<unsigned>(a.num_subs), a.nvec), threads, shmem, a.stream>>>(args...);
+  check_launch(name);
+}
+
+// Shared memory of a tile's real and imaginary planes in precision T.
+template <typename T>
+std::size_t tile_planes_bytes(int dim, int w, const BinView& bins) {
+  return 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
+}
+
+}  // namespace nufftmp::detail
