@@ -81,10 +81,8 @@ class CudaEngine final : public Engine<T> {
   }
 
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
-    if (M < 0)
-      throw Error(ErrorCode::InvalidArgument, "number of points M = " + std::to_string(M) + " < 0");
     const T* c[3] = {x, y, z};
-    for (int d = 0; d < cfg_.dim; ++d) require_pointer(c[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
+    check_point_args(M, c);
     DeviceGuard guard(device_);
     points_ready_ = false;
     if (cfg_.opts.autotune) autotune_lookup(M, c);
@@ -98,10 +96,7 @@ class CudaEngine final : public Engine<T> {
 
   void execute(std::complex<T>* c, std::complex<T>* f) override {
     const std::int64_t M = pts_.M;
-    require_pointer(c, M * cfg_.ntransf, "c");
-    require_pointer(f, cfg_.num_modes() * cfg_.ntransf, "f");
-    if (!points_ready_)
-      throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
+    check_execute_args(c, f);
     DeviceGuard guard(device_);
     if (tune_pending_) autotune_now(c, f);
     for (int v0 = 0; v0 < cfg_.ntransf; v0 += batch_) {
@@ -112,10 +107,8 @@ class CudaEngine final : public Engine<T> {
   }
 
   void set_points_host(std::int64_t M, const T* x, const T* y, const T* z) override {
-    if (M < 0)
-      throw Error(ErrorCode::InvalidArgument, "number of points M = " + std::to_string(M) + " < 0");
     const T* h[3] = {x, y, z};
-    for (int d = 0; d < cfg_.dim; ++d) require_pointer(h[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
+    check_point_args(M, h);
     DeviceGuard guard(device_);
     std::array<DeviceBuffer<T>, 3> dbuf;
     const T* dp[3] = {nullptr, nullptr, nullptr};
@@ -133,10 +126,7 @@ class CudaEngine final : public Engine<T> {
   void execute_host(std::complex<T>* c, std::complex<T>* f) override {
     const std::int64_t M = pts_.M;
     const std::int64_t nc = M * cfg_.ntransf, nm = cfg_.num_modes() * cfg_.ntransf;
-    require_pointer(c, nc, "c");
-    require_pointer(f, nm, "f");
-    if (!points_ready_)
-      throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
+    check_execute_args(c, f);
     DeviceGuard guard(device_);
     DeviceBuffer<std::complex<T>> dc(nc, device_, stream_, "strengths c (host copy)");
     DeviceBuffer<std::complex<T>> df(nm, device_, stream_, "modes f (host copy)");
@@ -170,6 +160,20 @@ class CudaEngine final : public Engine<T> {
   }
 
  private:
+  void check_point_args(std::int64_t M, const T* const* coords) const {
+    if (M < 0)
+      throw Error(ErrorCode::InvalidArgument, "number of points M = " + std::to_string(M) + " < 0");
+    for (int d = 0; d < cfg_.dim; ++d)
+      require_pointer(coords[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
+  }
+
+  void check_execute_args(const std::complex<T>* c, const std::complex<T>* f) const {
+    require_pointer(c, pts_.M * cfg_.ntransf, "c");
+    require_pointer(f, cfg_.num_modes() * cfg_.ntransf, "f");
+    if (!points_ready_)
+      throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
+  }
+
   std::string describe_choice() const {
     return detail::describe_choice(choice_, cfg_.dim) + ", batch " + std::to_string(batch_);
   }

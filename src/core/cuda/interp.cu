@@ -68,7 +68,7 @@ void interp_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0) return;
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
     launch_per_point(interp_gm_kernel<T, W.value, D.value>, "interp_gm_kernel", a, a.pts, a.grid,
-                     k, as_cplx(static_cast<const std::complex<T>*>(a.fw)), as_cplx(a.c));
+                     k, as_const_cplx(a.fw), as_cplx(a.c));
   });
 }
 
@@ -80,12 +80,10 @@ std::size_t interp_sm_shared_bytes(int dim, int w, const BinView& bins) {
 template <typename T>
 void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
-  const TileView tile = make_tile(a.dim, a.w, a.bins);
   const std::size_t shmem = interp_sm_shared_bytes<T>(a.dim, a.w, a.bins);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_subproblem(interp_sm_kernel<T, W.value, D.value>, "interp_sm_kernel", a, shmem,
-                          a.pts, a.grid, a.bins, tile, k, a.subs,
-                          as_cplx(static_cast<const std::complex<T>*>(a.fw)), as_cplx(a.c));
+    launch_per_subproblem(interp_sm_kernel<T, W.value, D.value>, "interp_sm_kernel", a, k, shmem,
+                          as_const_cplx(a.fw), as_cplx(a.c));
   });
 }
 

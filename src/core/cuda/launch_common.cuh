@@ -19,7 +19,7 @@ cplx<T>* as_cplx(std::complex<T>* p) {
   return reinterpret_cast<cplx<T>*>(p);
 }
 template <typename T>
-const cplx<T>* as_cplx(const std::complex<T>* p) {
+const cplx<T>* as_const_cplx(const std::complex<T>* p) {
   return reinterpret_cast<const cplx<T>*>(p);
 }
 
@@ -40,14 +40,16 @@ void launch_per_point(void (*kernel)(P...), const char* name, const SpreadLaunch
 }
 
 // Grid: one block per subproblem, one row per vector; `shmem` bytes of dynamic shared memory
-// (past 48 KB a kernel must opt in, so the attribute is set before every launch).
-template <typename T, typename... P, typename... Args>
+// (past 48 KB a kernel must opt in, so the attribute is set before every launch). The kernels
+// of this shape take (points, grid, bins, tile, kernel coefficients, subproblems, rest...).
+template <typename T, typename... P, typename... Rest>
 void launch_per_subproblem(void (*kernel)(P...), const char* name, const SpreadLaunch<T>& a,
-                           std::size_t shmem, Args... args) {
+                           const KernelCoeffs<T>& k, std::size_t shmem, Rest... rest) {
   NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shmem)));
   const int threads = a.threads > 0 ? a.threads : 256;
-  kernel<<<dim3(static_cast<unsigned>(a.num_subs), a.nvec), threads, shmem, a.stream>>>(args...);
+  kernel<<<dim3(static_cast<unsigned>(a.num_subs), a.nvec), threads, shmem, a.stream>>>(
+      a.pts, a.grid, a.bins, make_tile(a.dim, a.w, a.bins), k, a.subs, rest...);
   check_launch(name);
 }
 

@@ -32,7 +32,7 @@ void spread_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0) return;
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
     launch_per_point(spread_gm_kernel<T, W.value, D.value>, "spread_gm_kernel", a, a.pts, a.grid,
-                     k, as_cplx(static_cast<const std::complex<T>*>(a.c)), as_cplx(a.fw));
+                     k, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 

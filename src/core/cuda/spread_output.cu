@@ -136,13 +136,11 @@ std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int 
 template <typename T>
 void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
-  const TileView tile = make_tile(a.dim, a.w, a.bins);
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
     launch_per_subproblem(spread_output_kernel<T, W.value, D.value>, "spread_output_kernel", a,
-                          shmem, a.pts, a.grid, a.bins, tile, k, a.subs, np,
-                          as_cplx(static_cast<const std::complex<T>*>(a.c)), as_cplx(a.fw));
+                          k, shmem, np, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 

@@ -51,12 +51,10 @@ std::size_t spread_sm_shared_bytes(int dim, int w, const BinView& bins) {
 template <typename T>
 void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
-  const TileView tile = make_tile(a.dim, a.w, a.bins);
   const std::size_t shmem = spread_sm_shared_bytes<T>(a.dim, a.w, a.bins);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_subproblem(spread_sm_kernel<T, W.value, D.value>, "spread_sm_kernel", a, shmem,
-                          a.pts, a.grid, a.bins, tile, k, a.subs,
-                          as_cplx(static_cast<const std::complex<T>*>(a.c)), as_cplx(a.fw));
+    launch_per_subproblem(spread_sm_kernel<T, W.value, D.value>, "spread_sm_kernel", a, k, shmem,
+                          as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 

@@ -5,18 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 
-#include "common/reference_check.hpp"
-#include "common/test_data.hpp"
-#include "nufftmp/plan.hpp"
+#include "common/accuracy_case.hpp"
 
 namespace nufftmp::test {
 namespace {
-
-enum class Prec { Float, Double };
 
 struct Case {
   int dim, type;
@@ -30,14 +24,11 @@ struct Case {
 
 std::string case_name(const Case& c) {
   std::ostringstream os;
-  os << c.dim << "d_type" << c.type << "_" << (c.prec == Prec::Float ? "f" : "d") << "_"
-     << method_name(c.method) << "_tol" << static_cast<int>(-std::log10(c.tol) + 0.5) << (c.tol == 3e-10 ? "x" : "") << "_"
-     << dist_name(c.dist) << (c.sigma != 2.0 ? "_sigma125" : "") << "_ord" << c.modeord
+  os << c.dim << "d_type" << c.type << "_" << prec_name(c.prec) << "_" << method_name(c.method)
+     << "_tol" << static_cast<int>(-std::log10(c.tol) + 0.5) << (c.tol == 3e-10 ? "x" : "")
+     << "_" << dist_name(c.dist) << (c.sigma != 2.0 ? "_sigma125" : "") << "_ord" << c.modeord
      << (c.isign > 0 ? "_pos" : "_neg");
-  std::string s = os.str();
-  for (auto& ch : s)
-    if (ch == '-') ch = '_';
-  return s;
+  return test_name(os.str());
 }
 
 // Large enough that several bins and subproblems exist, small enough for direct sums.
@@ -63,14 +54,9 @@ void run_case(const Case& c) {
   Plan<T> plan(c.type, modes_for(c.dim), c.isign, 1, c.tol, opts);
   ASSERT_EQ(plan.backend(), Backend::Cuda);
   const std::int64_t M = c.dim == 1 ? 2000 : c.dim == 2 ? 3000 : 4000;
-  const auto pts = make_points<T>(c.dist, c.dim, M, plan.fine_grid(), rng);
-  const auto r = check_transform(plan, c.modeord, pts, rng, 800);
-  const double bound = 10.0 * std::max(c.tol, plan.tolerance());
-  if (std::getenv("NUFFTMP_TEST_VERBOSE"))
-    std::printf("%s err %.3g bound %.3g (%s)\n", name.c_str(), r.rel_err, bound,
-                plan.describe().c_str());
-  EXPECT_LE(r.rel_err, bound) << name << ": " << plan.describe();
-  EXPECT_GT(r.rel_err, 0.0) << name;
+  const auto run = expect_accurate(plan, name, c.dist, M, c.modeord, c.tol, rng, 800);
+  const auto& pts = run.pts;
+  const auto& r = run.result;
 
   // Same points and input through the CPU engine.
   Options cpu = opts;
@@ -82,17 +68,14 @@ void run_case(const Case& c) {
   ref.execute_host(c2.data(), f2.data());
   const double diff = c.type == 1 ? rel_l2(r.f.data(), f2.data(), plan.num_modes())
                                   : rel_l2(r.c.data(), c2.data(), M);
-  EXPECT_LE(diff, bound) << name << ": CUDA vs CPU engine";
+  EXPECT_LE(diff, run.bound) << name << ": CUDA vs CPU engine";
 }
 
 class CudaAccuracy : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaAccuracy, MatchesDirectSumAndCpu) {
   const Case& c = GetParam();
-  if (c.prec == Prec::Float)
-    run_case<float>(c);
-  else
-    run_case<double>(c);
+  with_precision(c.prec, [&](auto t) { run_case<decltype(t)>(c); });
 }
 
 std::vector<Case> all_cases() {

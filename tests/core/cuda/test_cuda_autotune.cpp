@@ -10,10 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/reference_check.hpp"
-#include "common/test_data.hpp"
+#include "common/accuracy_case.hpp"
 #include "cuda/autotune.hpp"
-#include "nufftmp/plan.hpp"
 
 namespace nufftmp::test {
 namespace {
@@ -57,11 +55,7 @@ class CudaAutotune : public ::testing::Test {
   Method run_checked(const Problem& p, const Options& o, const char* what) {
     auto rng = make_rng(salt_of(name_of(p) + what));
     Plan<T> plan(p.type, p.modes, 1, 1, p.tol, o);
-    const auto pts = make_points<T>(Dist::Uniform, p.dim, p.M, plan.fine_grid(), rng);
-    const auto r = check_transform(plan, 0, pts, rng, 500);
-    const double bound = 10.0 * std::max(p.tol, plan.tolerance());
-    EXPECT_LE(r.rel_err, bound) << name_of(p) << " " << what << ": " << plan.describe();
-    EXPECT_GT(r.rel_err, 0.0);
+    expect_accurate(plan, name_of(p) + " " + what, Dist::Uniform, p.M, 0, p.tol, rng, 500);
     return plan.method();
   }
   std::string read_cache() const {

@@ -11,6 +11,7 @@
 
 #include "common/plan_config.hpp"
 #include "cuda/autotune.hpp"
+#include "fake_device.hpp"
 #include "nufftmp/errors.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -18,17 +19,6 @@ namespace nufftmp::detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-DeviceProps h200_like() {
-  DeviceProps p;
-  p.name = "NVIDIA H200";
-  p.sm_count = 132;
-  p.smem_optin = 232448;
-  p.smem_per_sm = 233472;
-  p.l2_bytes = 60u << 20;
-  p.cc_major = 9;
-  return p;
-}
 
 template <typename T>
 PlanConfig config(int type, std::vector<std::int64_t> modes, double tol, Options o = {}) {

@@ -4,20 +4,10 @@
 
 #include "common/plan_config.hpp"
 #include "cuda/heuristics.hpp"
+#include "fake_device.hpp"
 
 namespace nufftmp::detail {
 namespace {
-
-DeviceProps h200_like() {
-  DeviceProps p;
-  p.name = "test device";
-  p.sm_count = 132;
-  p.smem_optin = 232448;
-  p.smem_per_sm = 233472;
-  p.l2_bytes = 60u << 20;
-  p.cc_major = 9;
-  return p;
-}
 
 template <typename T>
 MethodChoice choose(int type, std::vector<std::int64_t> modes, double tol, Options o = {},

@@ -1,0 +1,66 @@
+// The pieces every accuracy test table repeats: the precision as a run-time value of a test
+// case, its name, and "run this plan on fresh points and check it against the direct sum".
+// Engine-agnostic (host API only); the tables themselves stay in the tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "common/reference_check.hpp"
+#include "common/test_data.hpp"
+#include "nufftmp/plan.hpp"
+
+namespace nufftmp::test {
+
+enum class Prec { Float, Double };
+
+inline const char* prec_name(Prec p) { return p == Prec::Float ? "f" : "d"; }
+
+// Calls f(float{}) or f(double{}): a test case's precision chosen at run time.
+template <typename F>
+void with_precision(Prec p, F&& f) {
+  if (p == Prec::Float)
+    f(float{});
+  else
+    f(double{});
+}
+
+// A gtest-safe name: '-' (from method names such as gm-sort) becomes '_'.
+inline std::string test_name(std::string s) {
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+template <typename T>
+struct AccuracyRun {
+  Points<T> pts;
+  CheckResult<T> result;
+  double bound = 0;  // 10 x max(requested tolerance, the plan's effective tolerance)
+};
+
+// Draws M points of `dist` for `plan` (ntransf 1), runs it on random input and expects the
+// relative l2 error against the direct sum to be within the bound and above zero (a check
+// that compared the oracle with itself would pass everything). NUFFTMP_TEST_VERBOSE=1 prints
+// each error.
+template <typename T>
+AccuracyRun<T> expect_accurate(Plan<T>& plan, const std::string& name, Dist dist,
+                               std::int64_t M, int modeord, double tol, std::mt19937_64& rng,
+                               std::int64_t max_outputs) {
+  AccuracyRun<T> run;
+  run.pts = make_points<T>(dist, plan.dim(), M, plan.fine_grid(), rng);
+  run.result = check_transform(plan, modeord, run.pts, rng, max_outputs);
+  run.bound = 10.0 * std::max(tol, plan.tolerance());
+  if (std::getenv("NUFFTMP_TEST_VERBOSE"))
+    std::printf("%s err %.3g bound %.3g (%s)\n", name.c_str(), run.result.rel_err, run.bound,
+                plan.describe().c_str());
+  EXPECT_LE(run.result.rel_err, run.bound) << name << ": " << plan.describe();
+  EXPECT_GT(run.result.rel_err, 0.0) << name;
+  return run;
+}
+
+}  // namespace nufftmp::test
