@@ -256,6 +256,7 @@ struct PhaseOptions {
   double shrink_sigma_end = 0.7;
   double shrink_threshold = 0.12;   // support = blurred > threshold * max
   std::uint64_t seed = 1;
+  int attempts = 1;  // independent random starts (fresh phasing only); lowest error wins
 };
 struct PhaseResult {
   std::vector<double> density;  // real, >= 0, centred order
@@ -264,7 +265,8 @@ struct PhaseResult {
   int iterations = 0;
 };
 // From the autocorrelation (centred order) to a real, positive density. start: a previous
-// density to continue from (empty: random inside the autocorrelation's support).
+// density to continue from (empty: random inside the autocorrelation's support, best of
+// popts.attempts starts).
 PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& popts,
                   const std::vector<double>& start = {});
 

@@ -90,8 +90,9 @@ class Phaser {
 
 }  // namespace
 
-PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& po,
-                  const std::vector<double>& start) {
+namespace {
+PhaseResult phase_once(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& po,
+                       const std::vector<double>& start) {
   const std::int64_t n = M * M * M;
   if (static_cast<std::int64_t>(ac.size()) != n)
     throw Error(ErrorCode::InvalidArgument, "phase: autocorrelation size is not M^3");
@@ -175,6 +176,28 @@ PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOpti
         res.support[(k * M + j) * M + i] =
             support[(centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M)];
   return res;
+}
+
+}  // namespace
+
+// HIO is chaotic: a start that differs in the last bits may end in a stagnated (twin-mixed)
+// solution. Independent starts, judged by their Fourier error (all end with the same final
+// shrink-wrap and ER, so the errors compare fairly), make the outcome robust.
+PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& po,
+                  const std::vector<double>& start) {
+  if (po.attempts < 1)
+    throw Error(ErrorCode::InvalidArgument, "phase attempts = " + std::to_string(po.attempts));
+  PhaseResult best = phase_once(ac, M, po, start);
+  if (!start.empty()) return best;  // a continuation has no random start to vary
+  for (int a = 1; a < po.attempts; ++a) {
+    PhaseOptions o = po;
+    o.seed = po.seed + 7919u * static_cast<std::uint64_t>(a);
+    PhaseResult r = phase_once(ac, M, o, start);
+    r.iterations += best.iterations;
+    if (r.fourier_error < best.fourier_error) std::swap(best, r);
+    best.iterations = std::max(best.iterations, r.iterations);
+  }
+  return best;
 }
 
 }  // namespace nufftmp::mtip

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "nufftmp/mtip.hpp"
 
@@ -185,18 +186,45 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     }
     g.cg_iterations = last_merge.iterations;  // of the merge this model comes from
     g.cg_residual = last_merge.residual;
-    // 4. Phasing on rank 0 (one M^3 volume), continuing from the previous density.
+    // 4. Phasing. A fresh start runs on every rank with its own random start and the lowest
+    // Fourier error wins (HIO is chaotic: several starts make it robust at no extra wall
+    // time); a continuation from the previous density runs on rank 0.
     const auto t0 = Clock::now();
-    double stats[2] = {0, -2};
+    const bool fresh = st.density.empty();
+    struct {
+      double err;
+      int rank;
+    } mine{std::numeric_limits<double>::infinity(), rank}, best{0, 0};
     collective(comm, [&] {
-      if (rank != 0) return;
-      PhaseResult pr = phase(st.ac, M, ro.phase, st.density);
+      if (!fresh && rank != 0) return;
+      PhaseOptions po = ro.phase;
+      po.seed += 104729u * static_cast<std::uint64_t>(rank);
+      PhaseResult pr = phase(st.ac, M, po, st.density);
       st.density = std::move(pr.density);
       st.support = std::move(pr.support);
-      stats[0] = pr.fourier_error;
-      if (!truth.empty()) stats[1] = aligned_correlation(st.density, truth, M);
+      mine.err = pr.fourier_error;
     });
-    bcast(comm, st.density, 0);
+    MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+    if (fresh && size > 1) {
+      // The average of all starts, each aligned (translation, inversion) to the best one:
+      // the independent errors of the starts average out.
+      std::vector<double> ref = st.density;
+      bcast(comm, ref, best.rank);
+      std::vector<double> aligned;
+      aligned_correlation(st.density, ref, M, &aligned);
+      if (MPI_Allreduce(MPI_IN_PLACE, aligned.data(), static_cast<int>(aligned.size()),
+                        MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
+        throw Error(ErrorCode::MpiFailure, "MPI_Allreduce of phased densities failed");
+      for (auto& v : aligned) v /= size;
+      st.density = std::move(aligned);
+    } else {
+      bcast(comm, st.density, best.rank);
+    }
+    std::vector<double> sup(st.support.begin(), st.support.end());
+    bcast(comm, sup, best.rank);
+    st.support.assign(sup.begin(), sup.end());
+    double stats[2] = {best.err, -2};
+    if (rank == 0 && !truth.empty()) stats[1] = aligned_correlation(st.density, truth, M);
     MPI_Bcast(stats, 2, MPI_DOUBLE, 0, comm);
     g.fourier_error = stats[0];
     g.correlation = stats[1];

@@ -41,6 +41,12 @@ TEST(MtipPhasing, RecoversDensityFromTrueIntensity) {
               c, res.fourier_error, res.iterations);
   EXPECT_GE(c, 0.9);
   for (double v : res.density) EXPECT_GE(v, 0.0);
+  // Two independent starts: the lower Fourier error wins, never above the first start's.
+  PhaseOptions two = po;
+  two.attempts = 2;
+  const PhaseResult res2 = phase(ac, M, two);
+  EXPECT_LE(res2.fourier_error, res.fourier_error);
+  EXPECT_GE(aligned_correlation(res2.density, rho, M), 0.9);
   // Can fail: a random density of the same support does not correlate.
   std::vector<double> noise(rho.size());
   std::mt19937_64 rng(1);

@@ -24,10 +24,10 @@ std::string write_data_set() {
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const std::string base = ::testing::TempDir() + "nufftmp_mtip_rec_" + std::to_string(pid);
   if (rank_of() == 0) {
-    const auto s = mtip_test::simulate(21, 120, 20, /*fluence=*/2000, /*seed=*/8, /*atoms=*/30);
+    const auto s = mtip_test::simulate(21, 200, 24, /*fluence=*/2000, /*seed=*/8, /*atoms=*/30);
     H5Writer w(base + "_data.h5");
-    w.write("intensities", {s.n_images, 20, 20}, s.images.data());
-    w.write("pixel_position_reciprocal", {3, 20, 20}, s.positions.data());
+    w.write("intensities", {s.n_images, 24, 24}, s.images.data());
+    w.write("pixel_position_reciprocal", {3, 24, 24}, s.positions.data());
     std::vector<double> q;
     for (const auto& o : s.orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
     w.write("orientations", {s.n_images, 4}, q.data());
@@ -51,6 +51,8 @@ TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
   const auto rep1 = reconstruct(MPI_COMM_WORLD, ro);
   ASSERT_EQ(rep1.size(), 1u);
   if (rank_of() == 0) std::printf("generation 1: correlation %.4f\n", rep1[0].correlation);
+  // Measured 0.97-0.99 (HIO is chaotic: last-bit changes of the NUFFT move it by ~0.02;
+  // with 120 images of 20 x 20 it fell to 0.87-0.94, hence this size).
   EXPECT_GE(rep1[0].correlation, 0.9);
   EXPECT_GT(rep1[0].cg_iterations, 0);
   if (rank_of() == 0) {
@@ -61,7 +63,7 @@ TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
     read_dataset(ro.output, "density", &d);
     EXPECT_EQ(d, (std::vector<std::int64_t>{21, 21, 21}));
     read_dataset(ro.output, "orientations", &d);
-    EXPECT_EQ(d, (std::vector<std::int64_t>{120, 4}));
+    EXPECT_EQ(d, (std::vector<std::int64_t>{200, 4}));
   }
   // Resume: only generation 2 runs, from the checkpoint of generation 1.
   ro.resume = true;
