@@ -33,10 +33,11 @@ void check_points_host(int dim, std::int64_t M, const T* x, const T* y, const T*
     const T* c = coords[d];
     const T lim = static_cast<T>(kFoldLimit);
     // Branch-free scan first (vectorizes); locate the index only when something is wrong.
-    bool ok = true;
-#pragma omp parallel for reduction(&& : ok) schedule(static)
-    for (std::int64_t j = 0; j < M; ++j) ok = ok && (c[j] >= -lim && c[j] < lim);
-    if (!ok) {
+    // Count instead of a short-circuit && so the loop vectorizes (NaN fails both compares).
+    std::int64_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (std::int64_t j = 0; j < M; ++j) bad += !(c[j] >= -lim && c[j] < lim);
+    if (bad != 0) {
       for (std::int64_t j = 0; j < M; ++j)
         if (!(c[j] >= -lim && c[j] < lim))
           throw Error(ErrorCode::BadPoints, bad_point_message(names[d], j, double(c[j])));
