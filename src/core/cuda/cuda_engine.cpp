@@ -225,7 +225,9 @@ class CudaEngine final : public Engine<T> {
         choice_ = *ch;
         tuned_key_ = key;
         count_autotune(true);
-        if (dbg) std::cerr << "nufftmp: autotune: cache hit for " << key << ": " << describe_choice() << "\n";
+        if (dbg)
+          std::cerr << "nufftmp: autotune: cache hit for " << key << ": " << describe_choice()
+                    << "\n";
         return;
       }
       if (dbg) std::cerr << "nufftmp: autotune: cached entry for " << key << " no longer applies\n";
@@ -267,9 +269,14 @@ class CudaEngine final : public Engine<T> {
     count_autotune(false);
     trial = SortedPoints<T>{};
     const bool dbg = cfg_.opts.debug > 0;
-    if (dbg) std::cerr << "nufftmp: autotune " << tune_key_ << ", " << tune_cands_.size() << " candidates (execute of " << nv << " vector(s), median of 3):\n" << log;
+    if (dbg)
+      std::cerr << "nufftmp: autotune " << tune_key_ << ", " << tune_cands_.size()
+                << " candidates (execute of " << nv << " vector(s), median of 3):\n"
+                << log;
     if (best < 0) {
-      if (dbg) std::cerr << "nufftmp: autotune: no candidate ran; keeping " << describe_choice() << "\n";
+      if (dbg)
+        std::cerr << "nufftmp: autotune: no candidate ran; keeping " << describe_choice()
+                  << "\n";
       drop_autotune_state();
       return;
     }
@@ -291,7 +298,9 @@ class CudaEngine final : public Engine<T> {
     const std::string path = autotune_cache_path();
     if (!store_tune_entry(path, tune_key_, e, &note) && dbg)
       std::cerr << "nufftmp: autotune: " << note << "\n";
-    if (dbg) std::cerr << "nufftmp: autotune winner: " << describe_choice() << " (" << best_ms << " ms), cached in " << path << "\n";
+    if (dbg)
+      std::cerr << "nufftmp: autotune winner: " << describe_choice() << " (" << best_ms
+                << " ms), cached in " << path << "\n";
     drop_autotune_state();
   }
 

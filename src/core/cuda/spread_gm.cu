@@ -18,8 +18,10 @@ __global__ void __launch_bounds__(256) spread_gm_kernel(PointsView<T> pts, GridV
     int idx[D][W];
     point_stencil<W, D>(kc, pts, grid, i, k, idx);
     scatter_stencil<W, D>(k, cv, [&](int dz, int dy) {
-      const std::int64_t zoff = D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;
-      cplx<T>* row = fw + zoff + (D >= 2 ? std::int64_t(idx[D >= 2 ? 1 : 0][dy]) * grid.nf[0] : 0);
+      const std::int64_t zoff =
+          D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;
+      const std::int64_t yoff = D >= 2 ? std::int64_t(idx[D >= 2 ? 1 : 0][dy]) * grid.nf[0] : 0;
+      cplx<T>* row = fw + zoff + yoff;
       return [=, &idx](int dx, T re, T im) { atomic_add_cplx(row + idx[0][dx], re, im); };
     });
   });

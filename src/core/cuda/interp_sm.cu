@@ -1,6 +1,5 @@
-// Type 2 interpolation. GM(-sort): one thread per point in processing order gathers its w^d
-// stencil through the read-only cache (sorted points: neighbouring threads share cache lines).
-// SM: one block per subproblem stages the bin's tile in shared memory first, then gathers.
+// Type 2 interpolation, SM: one block per subproblem stages the bin's tile in shared memory
+// first, then each thread gathers the stencil of one point from it.
 #include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
 #include "cuda/width_dispatch.hpp"
@@ -8,23 +7,6 @@
 namespace nufftmp::detail {
 
 namespace {
-
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) interp_gm_kernel(PointsView<T> pts, GridView grid,
-                                                        KernelCoeffs<T> kc, const cplx<T>* fw,
-                                                        cplx<T>* c) {
-  select_vector(c, pts.M, fw, grid.total);
-  for_each_point(pts.M, [&](std::int64_t i) {
-    T k[D][W];
-    int idx[D][W];
-    point_stencil<W, D>(kc, pts, grid, i, k, idx);
-    c[pts.perm ? pts.perm[i] : i] = gather_stencil<W, D>(k, [&](int dz, int dy) {
-      const std::int64_t zoff = D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;
-      const cplx<T>* row = fw + zoff + (D >= 2 ? std::int64_t(idx[D >= 2 ? 1 : 0][dy]) * grid.nf[0] : 0);
-      return [=, &idx](int dx) { return __ldg(row + idx[0][dx]); };
-    });
-  });
-}
 
 template <typename T, int W, int D>
 __global__ void __launch_bounds__(256) interp_sm_kernel(PointsView<T> pts, GridView grid,
@@ -64,15 +46,6 @@ __global__ void __launch_bounds__(256) interp_sm_kernel(PointsView<T> pts, GridV
 }  // namespace
 
 template <typename T>
-void interp_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  if (a.pts.M == 0) return;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_point(interp_gm_kernel<T, W.value, D.value>, "interp_gm_kernel", a, a.pts, a.grid,
-                     k, as_const_cplx(a.fw), as_cplx(a.c));
-  });
-}
-
-template <typename T>
 std::size_t interp_sm_shared_bytes(int dim, int w, const BinView& bins) {
   return tile_planes_bytes<T>(dim, w, bins);
 }
@@ -87,8 +60,6 @@ void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   });
 }
 
-template void interp_gm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void interp_gm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
 template std::size_t interp_sm_shared_bytes<float>(int, int, const BinView&);
 template std::size_t interp_sm_shared_bytes<double>(int, int, const BinView&);
 template void interp_sm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
