@@ -230,7 +230,8 @@ class CudaEngine final : public Engine<T> {
                     << "\n";
         return;
       }
-      if (dbg) std::cerr << "nufftmp: autotune: cached entry for " << key << " no longer applies\n";
+      if (dbg)
+        std::cerr << "nufftmp: autotune: cached entry for " << key << " no longer applies\n";
     }
     tune_cands_ = tune_candidates<T>(cfg_, props_);
     if (tune_cands_.size() <= 1 || M == 0) return;  // nothing to compare
@@ -251,23 +252,29 @@ class CudaEngine final : public Engine<T> {
     const std::int64_t M = pts_.M;
     const int nv = std::min(batch_, cfg_.ntransf);
     const bool t1 = cfg_.type == 1;
-    DeviceBuffer<std::complex<T>> scratch(std::size_t(nv) * (t1 ? cfg_.num_modes() : M), device_,
-                                          stream_, "the autotune scratch output");
-    // The inputs are only read (type 1 reads c, type 2 reads f).
-    std::complex<T>* cb = t1 ? const_cast<std::complex<T>*>(c) : scratch.get();
-    std::complex<T>* fb = t1 ? scratch.get() : const_cast<std::complex<T>*>(f);
     const T* xyz[3] = {tune_coords_[0].get(), tune_coords_[1].get(), tune_coords_[2].get()};
-    SortedPoints<T> trial;
-    auto time_one = [&](const MethodChoice& ch) {
-      if (prepare_points<T>(prep_request(ch), M, xyz[0], xyz[1], xyz[2], trial) >= 0)
-        throw Error(ErrorCode::Internal, "autotune: points rejected on re-sort");
-      return median_ms_on_stream(stream_, 1, 3, [&] { run_batch(ch, trial, nv, cb, fb); });
-    };
     std::string log;
     double best_ms = 0;
-    const int best = pick_fastest(tune_cands_, cfg_.dim, time_one, &log, &best_ms);
+    int best = -1;
+    try {
+      DeviceBuffer<std::complex<T>> scratch(std::size_t(nv) * (t1 ? cfg_.num_modes() : M),
+                                            device_, stream_, "the autotune scratch output");
+      // The inputs are only read (type 1 reads c, type 2 reads f).
+      std::complex<T>* cb = t1 ? const_cast<std::complex<T>*>(c) : scratch.get();
+      std::complex<T>* fb = t1 ? scratch.get() : const_cast<std::complex<T>*>(f);
+      SortedPoints<T> trial;
+      auto time_one = [&](const MethodChoice& ch) {
+        if (prepare_points<T>(prep_request(ch), M, xyz[0], xyz[1], xyz[2], trial) >= 0)
+          throw Error(ErrorCode::Internal, "autotune: points rejected on re-sort");
+        return median_ms_on_stream(stream_, 1, 3, [&] { run_batch(ch, trial, nv, cb, fb); });
+      };
+      best = pick_fastest(tune_cands_, cfg_.dim, time_one, &log, &best_ms);
+    } catch (const Error& e) {
+      // No room for the scratch output: tuning is an optimisation, the transform goes on.
+      if (e.code() != ErrorCode::OutOfMemory) throw;
+      log += "  " + std::string(e.what()) + "\n";
+    }
     count_autotune(false);
-    trial = SortedPoints<T>{};
     const bool dbg = cfg_.opts.debug > 0;
     if (dbg)
       std::cerr << "nufftmp: autotune " << tune_key_ << ", " << tune_cands_.size()
