@@ -81,7 +81,7 @@ void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
 template <typename T>
 std::size_t tile_bytes(Method m, int dim, int w, const BinView& b, int np) {
   if (m == Method::Output) return spread_output_shared_bytes<T>(dim, w, b, np);
-  return spread_sm_shared_bytes<T>(dim, w, b);
+  return sm_tile_shared_bytes<T>(dim, w, b);
 }
 
 }  // namespace

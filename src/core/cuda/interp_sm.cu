@@ -46,22 +46,15 @@ __global__ void __launch_bounds__(256) interp_sm_kernel(PointsView<T> pts, GridV
 }  // namespace
 
 template <typename T>
-std::size_t interp_sm_shared_bytes(int dim, int w, const BinView& bins) {
-  return tile_planes_bytes<T>(dim, w, bins);
-}
-
-template <typename T>
 void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
-  const std::size_t shmem = interp_sm_shared_bytes<T>(a.dim, a.w, a.bins);
+  const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
     launch_per_subproblem(interp_sm_kernel<T, W.value, D.value>, "interp_sm_kernel", a, k, shmem,
                           as_const_cplx(a.fw), as_cplx(a.c));
   });
 }
 
-template std::size_t interp_sm_shared_bytes<float>(int, int, const BinView&);
-template std::size_t interp_sm_shared_bytes<double>(int, int, const BinView&);
 template void interp_sm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
 template void interp_sm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
 

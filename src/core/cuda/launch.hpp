@@ -37,11 +37,14 @@ template <typename T> void spread_output(const SpreadLaunch<T>& a, const KernelC
 template <typename T> void interp_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 
-// Shared memory (bytes) each block of the tiled methods needs.
-template <typename T> std::size_t spread_sm_shared_bytes(int dim, int w, const BinView& bins);
+// Shared memory (bytes) each block of the tiled methods needs. SM spreading and SM
+// interpolation hold the same tile: a real and an imaginary plane in precision T.
+template <typename T>
+std::size_t sm_tile_shared_bytes(int dim, int w, const BinView& bins) {
+  return 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
+}
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np);
-template <typename T> std::size_t interp_sm_shared_bytes(int dim, int w, const BinView& bins);
 
 // Per-dim tables for the fused deconvolution: for output index i of axis d, the fine-grid
 // index of its mode and 1 / phihat; for fine index l, the output index (or -1: zero padding).

@@ -53,10 +53,4 @@ void launch_per_subproblem(void (*kernel)(P...), const char* name, const SpreadL
   check_launch(name);
 }
 
-// Shared memory of a tile's real and imaginary planes in precision T.
-template <typename T>
-std::size_t tile_planes_bytes(int dim, int w, const BinView& bins) {
-  return 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
-}
-
 }  // namespace nufftmp::detail

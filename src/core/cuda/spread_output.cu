@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
 
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
-  return tile_planes_bytes<T>(dim, w, bins) +
+  return sm_tile_shared_bytes<T>(dim, w, bins) +
          std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
                             std::size_t(dim) * sizeof(int));
 }

@@ -44,22 +44,15 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(PointsView<T> pts, GridV
 }  // namespace
 
 template <typename T>
-std::size_t spread_sm_shared_bytes(int dim, int w, const BinView& bins) {
-  return tile_planes_bytes<T>(dim, w, bins);
-}
-
-template <typename T>
 void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
-  const std::size_t shmem = spread_sm_shared_bytes<T>(a.dim, a.w, a.bins);
+  const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
     launch_per_subproblem(spread_sm_kernel<T, W.value, D.value>, "spread_sm_kernel", a, k, shmem,
                           as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 
-template std::size_t spread_sm_shared_bytes<float>(int, int, const BinView&);
-template std::size_t spread_sm_shared_bytes<double>(int, int, const BinView&);
 template void spread_sm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
 template void spread_sm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
 
