@@ -209,6 +209,15 @@ TEST(CpuBehaviour, UpsampfacOneAndAQuarter) {
   EXPECT_LE(check<float>(2, {100}, 300, 1e-4, o, "sigma125f"), 1e-3);
 }
 
+// Float coordinates on a large fine grid: a float grid coordinate would keep only a few bits
+// for the position within a cell (errors grew like nf * eps: 2.4e-3 at N = 1e5 before).
+TEST(CpuBehaviour, FloatAccuracyHoldsOnLargeGrids) {
+  for (int type : {1, 2}) {
+    const std::string name = "float_large_N_type" + std::to_string(type);
+    EXPECT_LE(check<float>(type, {400000}, 2000, 1e-5, cpu_options(), name), 1e-4) << name;
+  }
+}
+
 TEST(CpuBehaviour, DirectKernelEvaluation) {
   Options o = cpu_options();
   o.kernel_eval = KernelEval::Direct;

@@ -41,9 +41,9 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   for (std::int64_t j = j0; j < j1; ++j) {
     std::int64_t i0[3] = {0, 0, 0};
     for (int d = 0; d < D; ++d) {
-      const T g = pts.g[d][j];
+      const double g = pts.g[d][j];
       i0[d] = first_cell(g, W);
-      kernel_values<W>(ker, static_cast<T>(i0[d]) - g, k[d]);
+      kernel_values<W>(ker, static_cast<T>(static_cast<double>(i0[d]) - g), k[d]);
     }
     // Row offsets (in T units, to the point's first cell in the row) and row weights. x never
     // wraps: the rows carry ghost cells (GridShape::pad).

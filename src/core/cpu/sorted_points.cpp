@@ -27,12 +27,12 @@ constexpr std::int64_t kMaxSubproblemPoints = 10000;
 // [0.5, 3.5) for legal x, so an integer cast is its floor. In double, so that a float x scaled
 // to a large grid keeps its cell fraction.
 template <typename T>
-inline T fold_to_grid(T x, std::int64_t nf) {
+inline double fold_to_grid(T x, std::int64_t nf) {
   constexpr double inv_two_pi = 0.159154943091895335768883763372514;
   double t = static_cast<double>(x) * inv_two_pi + 2.0;
   t -= static_cast<double>(static_cast<std::int64_t>(t));
-  const T g = static_cast<T>(t * static_cast<double>(nf));
-  return g < static_cast<T>(nf) ? g : T(0);  // rounding landed on nf: the same point as 0
+  const double g = t * static_cast<double>(nf);
+  return g < static_cast<double>(nf) ? g : 0.0;  // rounding landed on nf: the same point as 0
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
       for (std::int64_t j = j0; j < j1; ++j) {
         std::int64_t b = 0;
         for (int d = dim - 1; d >= 0; --d) {
-          const T g = fold_to_grid(in[d][j], nf[d]);
+          const double g = fold_to_grid(in[d][j], nf[d]);
           const std::int64_t bd = std::min(static_cast<std::int64_t>(g) >> lbs[d], nbins[d] - 1);
           b = b * nbins[d] + bd;
         }
@@ -165,8 +165,8 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
       }
       // first_cell is nondecreasing in g: the box follows from the extreme coordinates
       // (a min/max loop that vectorizes).
-      const T* g = out.g[d].data();
-      T gmin = g[sp.begin], gmax = gmin;
+      const double* g = out.g[d].data();
+      double gmin = g[sp.begin], gmax = gmin;
       for (std::int64_t j = sp.begin + 1; j < sp.end; ++j) {
         gmin = g[j] < gmin ? g[j] : gmin;
         gmax = g[j] > gmax ? g[j] : gmax;

@@ -19,14 +19,17 @@ struct Subproblem {
 template <typename T>
 struct SortedPoints {
   std::int64_t M = 0;
-  std::array<std::vector<T>, 3> g;  // coordinates in fine-grid units [0, nf), sorted order
+  // Coordinates in fine-grid units [0, nf), sorted order. Double for either precision: a float
+  // holds 24 bits, so on a grid of 2^20 cells only 4 would be left for the position within a
+  // cell (errors grew like nf * eps); the kernel argument i0 - g is formed in double, then cast.
+  std::array<std::vector<double>, 3> g;
   std::vector<std::int64_t> perm;   // sorted position -> user index
   std::vector<Subproblem> subproblems;
   std::int64_t max_subproblem_cells = 0;
   std::int64_t max_subproblem_points = 0;
 
   std::size_t bytes() const {
-    return (g[0].capacity() + g[1].capacity() + g[2].capacity()) * sizeof(T) +
+    return (g[0].capacity() + g[1].capacity() + g[2].capacity()) * sizeof(double) +
            perm.capacity() * sizeof(std::int64_t) + subproblems.capacity() * sizeof(Subproblem);
   }
 };

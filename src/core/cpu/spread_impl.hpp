@@ -54,9 +54,9 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
   for (std::int64_t j = sp.begin; j < sp.end; ++j) {
     std::int64_t off[3] = {0, 0, 0};
     for (int d = 0; d < D; ++d) {
-      const T g = pts.g[d][j];
+      const double g = pts.g[d][j];
       const std::int64_t i0 = first_cell(g, W);
-      kernel_values<W>(ker, static_cast<T>(i0) - g, k[d]);
+      kernel_values<W>(ker, static_cast<T>(static_cast<double>(i0) - g), k[d]);
       off[d] = i0 - sp.lo[d];
     }
     if constexpr (D == 1) {
