@@ -16,7 +16,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
        PMIX_MCA_pcompress_base_silence_warning=1 NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
 summary=$OUT/summary.txt
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null) $(date -u +%FT%TZ)"; } | tee "$summary"
+  # The device gets the working tree without .git: the caller passes the commit.
+  echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)} $(date -u +%FT%TZ)"; } | tee "$summary"
 
 if want build; then
   t0=$SECONDS
