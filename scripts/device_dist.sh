@@ -6,15 +6,8 @@
 # dist_weak.txt, dist_4on2.txt, dist_scaling_{efficiency,split}.png); a summary is printed last.
 #   scripts/device_dist.sh [all|build|test|bench]...   (default: all)
 set -u
-OUT=${OUT:-$PWD/device-out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
-JOBS=${JOBS:-$(nproc)}
-steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(all)
-want() { for s in "${steps[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 0; done; return 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 \
-       PMIX_MCA_pcompress_base_silence_warning=1
+# shellcheck source-path=SCRIPTDIR source=device_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 { nvidia-smi -L; nvidia-smi topo -m; echo "commit $(git rev-parse --short HEAD 2>/dev/null)"; } \
   > "$OUT/dist_build.log" 2>&1
 head -3 "$OUT/dist_build.log"

@@ -4,15 +4,8 @@
 # Logs go to $OUT (default ./device-out); the summary table is printed last.
 #   scripts/device_gpu.sh [all|build|test|sanitize|bench]...   (default: all)
 set -u
-OUT=${OUT:-$PWD/device-out}
-mkdir -p "$OUT"
-BUILD=${BUILD:-build-gpu}
-JOBS=${JOBS:-$(nproc)}
-steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(all)
-want() { for s in "${steps[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 0; done; return 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 \
-       PMIX_MCA_pcompress_base_silence_warning=1
+# shellcheck source-path=SCRIPTDIR source=device_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
   > "$OUT/gpu.txt" 2>&1; cat "$OUT/gpu.txt"
 echo "commit $(git rev-parse --short HEAD 2>/dev/null) $(date -u +%FT%TZ)" | tee -a "$OUT/gpu.txt"
