@@ -1,6 +1,6 @@
 // Device buffers for the bench's cuda backend, behind an interface the host-only files can
 // include. Implemented with the CUDA runtime in device_memory_cuda.cpp, or by stubs that throw
-// NotAvailable in device_memory_none.cpp when the CUDA engine is not built.
+// NotAvailable in cuda_absent.cpp when the CUDA engine is not built.
 #pragma once
 
 #include <cstddef>

@@ -32,6 +32,7 @@
 #include "bench_data.hpp"
 #include "device_memory.hpp"
 #include "nufftmp/dist.hpp"
+#include "placed_data.hpp"
 
 namespace nufftmp::bench {
 
@@ -40,37 +41,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// Inputs in the plan's memory space: the host arrays themselves, or device copies.
-template <typename T>
-struct Placed {
-  std::unique_ptr<DeviceBuffer> x, y, z, c, f;
-  const T* px = nullptr;
-  const T* py = nullptr;
-  const T* pz = nullptr;
-  std::complex<T>* pc = nullptr;
-  std::complex<T>* pf = nullptr;
-};
-
-template <typename V>
-V* put(std::vector<V>& v, bool device, std::unique_ptr<DeviceBuffer>& buf) {
-  if (v.empty()) return nullptr;
-  if (!device) return v.data();
-  buf = device_alloc(v.size() * sizeof(V));
-  buf->copy_from_host(v.data(), v.size() * sizeof(V));
-  return static_cast<V*>(buf->data());
-}
-
-template <typename T>
-Placed<T> place(BenchData<T>& d, bool device) {
-  Placed<T> p;
-  p.px = put(d.x, device, p.x);
-  p.py = put(d.y, device, p.y);
-  p.pz = put(d.z, device, p.z);
-  p.pc = put(d.c, device, p.c);
-  p.pf = put(d.f, device, p.f);
-  return p;
 }
 
 // What one rank measured.

@@ -12,6 +12,7 @@
 #include "bench_data.hpp"
 #include "device_memory.hpp"
 #include "nufftmp/plan.hpp"
+#include "placed_data.hpp"
 #include "timer.hpp"
 
 namespace nufftmp::bench {
@@ -20,52 +21,6 @@ namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// Copies of the inputs on the device, or the host arrays themselves for a host plan.
-template <typename T>
-struct PlanData {
-  std::unique_ptr<DeviceBuffer> x, y, z, c, f;
-  const T* px = nullptr;
-  const T* py = nullptr;
-  const T* pz = nullptr;
-  std::complex<T>* pc = nullptr;
-  std::complex<T>* pf = nullptr;
-};
-
-template <typename T>
-std::unique_ptr<DeviceBuffer> to_device(const std::vector<T>& v) {
-  auto b = device_alloc(v.size() * sizeof(T));
-  b->copy_from_host(v.data(), v.size() * sizeof(T));
-  return b;
-}
-
-template <typename T>
-PlanData<T> place_data(BenchData<T>& d, bool on_device) {
-  PlanData<T> p;
-  if (!on_device) {
-    p.px = d.x.data();
-    p.py = d.y.empty() ? nullptr : d.y.data();
-    p.pz = d.z.empty() ? nullptr : d.z.data();
-    p.pc = d.c.data();
-    p.pf = d.f.data();
-    return p;
-  }
-  p.x = to_device(d.x);
-  p.px = static_cast<const T*>(p.x->data());
-  if (!d.y.empty()) {
-    p.y = to_device(d.y);
-    p.py = static_cast<const T*>(p.y->data());
-  }
-  if (!d.z.empty()) {
-    p.z = to_device(d.z);
-    p.pz = static_cast<const T*>(p.z->data());
-  }
-  p.c = to_device(d.c);  // type 1 input; type 2 output (contents irrelevant)
-  p.f = to_device(d.f);
-  p.pc = static_cast<std::complex<T>*>(p.c->data());
-  p.pf = static_cast<std::complex<T>*>(p.f->data());
-  return p;
 }
 
 template <typename T>
@@ -103,7 +58,7 @@ BenchResult run_typed(const BenchOptions& o) {
   const auto nf = plan.fine_grid();
   std::copy(nf.begin(), nf.end(), r.nf);
 
-  PlanData<T> p = place_data(d, on_device);
+  Placed<T> p = place(d, on_device);
   std::unique_ptr<Timer> timer =
       on_device ? make_device_timer(opts.cuda_stream)
                 : make_host_timer([&plan] { plan.synchronize(); });
@@ -136,7 +91,7 @@ BenchResult run_typed(const BenchOptions& o) {
     r.check_samples = default_check_samples(o, r.M);
     r.rel_err = check_error<T>(o, d, o.ntransf - 1, r.check_samples);
   }
-  p = PlanData<T>();  // free device copies before the host path allocates its own
+  p = Placed<T>();  // free device copies before the host path allocates its own
 
   // Host-pointer path on the same plan: what a caller with host arrays pays, copies included.
   t0 = std::chrono::steady_clock::now();
