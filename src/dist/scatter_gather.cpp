@@ -23,11 +23,13 @@ bool fits_collective(const std::vector<std::int64_t>& bytes, std::int64_t max_pi
   return total <= max_piece;  // then every count and displacement fits too
 }
 
-std::vector<int> as_int(const std::vector<std::int64_t>& v) {
-  return std::vector<int>(v.begin(), v.end());
+// The first n entries of v as the ints MPI's collectives take (fits_collective said they fit).
+std::vector<int> as_int(const std::vector<std::int64_t>& v, std::size_t n) {
+  return std::vector<int>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-// Moves `n` bytes between `rank_buf` on `peer` and this rank in pieces (send or receive).
+// Move `n` bytes to (send_pieces) or from (post_receives) `peer` in pieces of at most
+// max_piece bytes, as MPI counts are int.
 void send_pieces(MPI_Comm comm, const char* buf, std::int64_t n, int peer, std::int64_t max_piece) {
   std::int64_t off = 0;
   for (auto piece : mpi_chunks(n, max_piece)) {
@@ -59,9 +61,8 @@ void gather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64
   NUFFTMP_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const auto displs = displacements(bytes);
   if (fits_collective(bytes, max_piece)) {
-    const auto counts = as_int(bytes);
-    const std::vector<std::int64_t> d64(displs.begin(), displs.end() - 1);
-    const auto d = as_int(d64);
+    const auto counts = as_int(bytes, bytes.size());
+    const auto d = as_int(displs, bytes.size());
     NUFFTMP_MPI_CHECK(MPI_Gatherv(local, counts[rank], MPI_BYTE, out, counts.data(), d.data(),
                                   MPI_BYTE, root, comm));
     return;
@@ -84,9 +85,8 @@ void scatter_bytes(MPI_Comm comm, const void* all, const std::vector<std::int64_
   NUFFTMP_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const auto displs = displacements(bytes);
   if (fits_collective(bytes, max_piece)) {
-    const auto counts = as_int(bytes);
-    const std::vector<std::int64_t> d64(displs.begin(), displs.end() - 1);
-    const auto d = as_int(d64);
+    const auto counts = as_int(bytes, bytes.size());
+    const auto d = as_int(displs, bytes.size());
     NUFFTMP_MPI_CHECK(MPI_Scatterv(all, counts.data(), d.data(), MPI_BYTE, local, counts[rank],
                                    MPI_BYTE, root, comm));
     return;
