@@ -17,6 +17,18 @@ constexpr double kCut = 3.0;
 // density support radius (M-1)/4 -> autocorrelation radius (M-1)/2.
 double max_centre_radius(std::int64_t M, double sigma) { return (M - 1) / 4.0 - kCut * sigma; }
 
+// The same for the molecule generators, which throw when sigma is not positive or M leaves no
+// room for an atom.
+double checked_centre_radius(std::int64_t M, double sigma) {
+  if (!(sigma > 0)) throw Error(ErrorCode::InvalidArgument, "sigma = " + std::to_string(sigma));
+  const double R = max_centre_radius(M, sigma);
+  if (R <= 0)
+    throw Error(ErrorCode::InvalidArgument,
+                "M = " + std::to_string(M) + " is too small for atoms of sigma " +
+                    std::to_string(sigma) + " (need M > " + std::to_string(12 * sigma + 1) + ")");
+  return R;
+}
+
 double element_weight(const std::string& element) {
   if (element == "H") return 1;
   if (element == "C") return 6;
@@ -36,12 +48,7 @@ std::string trim(const std::string& s) {
 
 Molecule random_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, std::uint64_t seed) {
   if (n_atoms < 1) throw Error(ErrorCode::InvalidArgument, "atoms = " + std::to_string(n_atoms));
-  if (!(sigma > 0)) throw Error(ErrorCode::InvalidArgument, "sigma = " + std::to_string(sigma));
-  const double R = max_centre_radius(M, sigma);
-  if (R <= 0)
-    throw Error(ErrorCode::InvalidArgument,
-                "M = " + std::to_string(M) + " is too small for atoms of sigma " +
-                    std::to_string(sigma) + " (need M > " + std::to_string(12 * sigma + 1) + ")");
+  const double R = checked_centre_radius(M, sigma);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-R, R), w(0.5, 1.5);
   Molecule mol;
@@ -58,12 +65,7 @@ Molecule random_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, std
 Molecule clustered_molecule(std::int64_t n_atoms, std::int64_t M, double sigma,
                             std::uint64_t seed) {
   if (n_atoms < 4) throw Error(ErrorCode::InvalidArgument, "atoms = " + std::to_string(n_atoms) + " (>= 4)");
-  if (!(sigma > 0)) throw Error(ErrorCode::InvalidArgument, "sigma = " + std::to_string(sigma));
-  const double R = max_centre_radius(M, sigma);
-  if (R <= 0)
-    throw Error(ErrorCode::InvalidArgument,
-                "M = " + std::to_string(M) + " is too small for atoms of sigma " +
-                    std::to_string(sigma) + " (need M > " + std::to_string(12 * sigma + 1) + ")");
+  const double R = checked_centre_radius(M, sigma);
   // Cluster centres and radii (in units of R) keep every atom inside the ball of radius R.
   const double centre[4][3] = {{0.6, 0.1, 0.0}, {-0.35, 0.5, 0.1}, {-0.2, -0.35, 0.5},
                                {0.1, -0.2, -0.6}};
