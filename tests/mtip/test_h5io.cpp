@@ -2,28 +2,20 @@
 // sets, wrong shapes, NaN) failing with a clear error on every rank, including NaN in an image
 // that only the last rank reads.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
 
+#include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 
 using namespace nufftmp::mtip;
 
 namespace {
-int rank_of() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using mtip_test::rank_of;
 
-// A unique directory name agreed by all ranks.
-std::string test_dir() {
-  long pid = rank_of() == 0 ? static_cast<long>(getpid()) : 0;
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  return ::testing::TempDir() + "nufftmp_mtip_h5io_" + std::to_string(pid) + "_";
-}
+// A unique file name prefix agreed by all ranks.
+std::string test_dir() { return mtip_test::shared_temp_prefix("nufftmp_mtip_h5io") + "_"; }
 
 struct Layout {
   std::int64_t n = 5, ny = 3, nx = 4;

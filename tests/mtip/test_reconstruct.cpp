@@ -2,27 +2,21 @@
 // results and checkpoint are written atomically, --resume continues after the last
 // generation, and the full loop (matching) runs.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 
+#include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
 
 using namespace nufftmp::mtip;
 
 namespace {
-int rank_of() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using mtip_test::rank_of;
 
 // Rank 0 writes a simulated data set in the issue-5 layout; everyone waits for it.
 std::string write_data_set() {
-  long pid = rank_of() == 0 ? static_cast<long>(getpid()) : 0;
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const std::string base = ::testing::TempDir() + "nufftmp_mtip_rec_" + std::to_string(pid);
+  const std::string base = mtip_test::shared_temp_prefix("nufftmp_mtip_rec");
   if (rank_of() == 0) {
     const auto s = mtip_test::simulate(21, 200, 24, /*fluence=*/2000, /*seed=*/8, /*atoms=*/30);
     H5Writer w(base + "_data.h5");
