@@ -3,19 +3,13 @@
 // within 10 x max(tol, the plan's effective tolerance).
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <cmath>
 #include <sstream>
-#include <tuple>
 
-#include "common/reference_check.hpp"
-#include "common/test_data.hpp"
-#include "nufftmp/plan.hpp"
+#include "common/accuracy_case.hpp"
 
 namespace nufftmp::test {
 namespace {
-
-enum class Prec { Float, Double };
 
 struct Case {
   int dim, type;
@@ -27,7 +21,7 @@ struct Case {
 
 std::string case_name(const Case& c) {
   std::ostringstream os;
-  os << c.dim << "d_type" << c.type << "_" << (c.prec == Prec::Float ? "f" : "d") << "_tol"
+  os << c.dim << "d_type" << c.type << "_" << prec_name(c.prec) << "_tol"
      << static_cast<int>(-std::log10(c.tol) + 0.5) << "_" << dist_name(c.dist) << "_ord"
      << c.modeord << "_" << (c.isign > 0 ? "pos" : "neg");
   return os.str();
@@ -49,24 +43,14 @@ void run_case(const Case& c) {
   opts.modeord = c.modeord;
   Plan<T> plan(c.type, modes_for(c.dim), c.isign, 1, c.tol, opts);
   const std::int64_t M = c.dim == 1 ? 300 : c.dim == 2 ? 600 : 800;
-  const auto pts = make_points<T>(c.dist, c.dim, M, plan.fine_grid(), rng);
-  const auto r = check_transform(plan, c.modeord, pts, rng, 1000);
-  const double bound = 10.0 * std::max(c.tol, plan.tolerance());
-  if (std::getenv("NUFFTMP_TEST_VERBOSE")) std::printf("%s err %.3g bound %.3g\n", name.c_str(), r.rel_err, bound);
-  EXPECT_LE(r.rel_err, bound) << name << ": " << plan.describe();
-  // The error should not be absurdly small either when the tolerance is loose: a check that
-  // compared the oracle with itself would pass everything.
-  EXPECT_GT(r.rel_err, 0.0) << name;
+  expect_accurate(plan, name, c.dist, M, c.modeord, c.tol, rng, 1000);
 }
 
 class CpuAccuracy : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CpuAccuracy, MatchesDirectSum) {
   const Case& c = GetParam();
-  if (c.prec == Prec::Float)
-    run_case<float>(c);
-  else
-    run_case<double>(c);
+  with_precision(c.prec, [&](auto t) { run_case<decltype(t)>(c); });
 }
 
 std::vector<Case> all_cases() {
