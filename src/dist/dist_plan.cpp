@@ -71,6 +71,7 @@ struct DistPlan<T>::Impl {
   void run_type1(complex_type* c, complex_type* f, MemorySpace space);
   void run_type2(complex_type* c, complex_type* f, MemorySpace space);
   void zero_modes(complex_type* f, std::int64_t count, MemorySpace space);
+  complex_type* broadcast_target(MemorySpace space);
 };
 
 template <typename T>
@@ -272,21 +273,6 @@ template <typename T>
 void DistPlan<T>::Impl::run_type2(complex_type* c, complex_type* f, MemorySpace space) {
   detail::Communicator& cm = ctx->communicator(space);
   const std::int64_t count = ntransf * nmodes;
-  if (!f) {
-    // Non-root ranks may pass no f: the broadcast lands in a buffer of ours.
-    detail::agreed(comm(), [&] {
-      const auto bytes = static_cast<std::size_t>(count) * sizeof(complex_type);
-      if (space == MemorySpace::Host) {
-        host_modes.resize(static_cast<std::size_t>(count));
-        f = host_modes.data();
-      } else {
-        if (dev_modes.bytes() != bytes) dev_modes = detail::DeviceBuffer(bytes);
-        f = static_cast<complex_type*>(dev_modes.get());
-      }
-    });
-  } else {
-    detail::agreed(comm(), [] {});  // the same collectives on every rank, f or not
-  }
   const auto t0 = Clock::now();
   if (!dopts.modes_on_all) cm.bcast(f, 2 * count, detail::scalar_of<T>(), dopts.root);
   timings.comm_ms = ms_since(t0);
@@ -297,6 +283,19 @@ void DistPlan<T>::Impl::run_type2(complex_type* c, complex_type* f, MemorySpace 
     local->synchronize();
   });
   timings.compute_ms = ms_since(t1);
+}
+
+// Type 2 on a rank that passed no f: a buffer of ours for the broadcast modes.
+template <typename T>
+typename DistPlan<T>::complex_type* DistPlan<T>::Impl::broadcast_target(MemorySpace space) {
+  const std::int64_t count = ntransf * nmodes;
+  if (space == MemorySpace::Host) {
+    host_modes.resize(static_cast<std::size_t>(count));
+    return host_modes.data();
+  }
+  const auto bytes = static_cast<std::size_t>(count) * sizeof(complex_type);
+  if (dev_modes.bytes() != bytes) dev_modes = detail::DeviceBuffer(bytes);
+  return static_cast<complex_type*>(dev_modes.get());
 }
 
 template <typename T>
@@ -313,6 +312,7 @@ void DistPlan<T>::Impl::run(complex_type* c, complex_type* f, MemorySpace space)
                       (type == 1 ? " (type 1 needs f on every rank: it holds the partial sums)"
                                  : " (type 2 reads f on the root, or on every rank with "
                                    "modes_on_all)"));
+    if (!f) f = broadcast_target(space);  // type 2, a rank that only receives the modes
   });
   if (type == 1)
     run_type1(c, f, space);
