@@ -61,7 +61,7 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory,
                 "set_points: cannot allocate sorted copies of " + std::to_string(M) + " points (" +
-                    std::to_string(M * (dim * sizeof(T) + 8) / 1e9) + " GB)");
+                    std::to_string(M * (dim * sizeof(double) + sizeof(std::int64_t)) / 1e9) + " GB)");
   }
   if (M == 0) return;
   // The subproblems are cut for the engine's threads; the sort itself may use fewer.

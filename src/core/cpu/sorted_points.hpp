@@ -34,9 +34,10 @@ struct SortedPoints {
   }
 };
 
-// Folds and rescales x/y/z (already checked), sorts them into bins of bin_size cells (when
-// sort is true; else keeps the user order) and builds subproblems of at most max_points points
-// each for kernel width w. Throws Error(OutOfMemory) when the arrays cannot be allocated.
+// Folds and rescales x/y/z (already checked), sorts them into bins (when sort is true; else
+// keeps the user order; bin shapes and the subproblem size are constants of sorted_points.cpp)
+// and builds the subproblems for kernel width w and nthreads threads. Throws
+// Error(OutOfMemory) when the arrays cannot be allocated.
 template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
