@@ -277,6 +277,9 @@ struct MatchOptions {
   // b.s > 0): robust to a model whose overall scale is off, as early in the loop.
   bool fit_scale = false;
   double nufft_tol = 0;      // 0: 1e-5 (float) / 1e-9 (double)
+  // Per-pixel weights w_p >= 0 (npix values, pixel order of the images; empty: all ones):
+  // the cost becomes sum_p w_p (b_p - s_p)^2, so 0 masks a pixel (beam stop, dead pixels).
+  std::vector<float> pixel_weights;
 };
 struct MatchReport {
   double slicing_ms = 0, gemm_ms = 0;

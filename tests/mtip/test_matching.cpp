@@ -96,3 +96,95 @@ TEST(MtipMatching, FindsTrueOrientations) {
     good2 += quat_angle(refs[idx2[i]], s.orient[i]) <= spacing;
   EXPECT_LT(good2, 0.5 * s.n_images);
 }
+
+namespace {
+// The naive matching: every reference slice (one type 2 NUFFT, as the fast path computes
+// them), costs in double by plain loops. Returns the cost matrix [image][ref].
+std::vector<double> naive_costs(const std::vector<double>& model, std::int64_t M,
+                                const std::vector<Quaternion>& refs,
+                                const std::vector<double>& positions, double scale,
+                                const std::vector<float>& images, std::int64_t ni,
+                                const MatchOptions& mo) {
+  const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
+  const std::int64_t nr = static_cast<std::int64_t>(refs.size());
+  std::vector<float> x(nr * npix), y(x.size()), z(x.size()), S;
+  slice_points(positions, refs.data(), nr, scale, x.data(), y.data(), z.data());
+  nufftmp::Options opts;
+  opts.backend = nufftmp::Backend::Cpu;
+  Slicer<float> sl(M, 1e-5, opts);
+  sl.set_points(static_cast<std::int64_t>(x.size()), x.data(), y.data(), z.data());
+  sl.slice_real(model, S);
+  std::vector<double> cost(ni * nr);
+  for (std::int64_t i = 0; i < ni; ++i)
+    for (std::int64_t r = 0; r < nr; ++r) {
+      double bs = 0, ss = 0;
+      for (std::int64_t p = 0; p < npix; ++p) {
+        const double w = mo.pixel_weights.empty() ? 1.0 : mo.pixel_weights[p];
+        bs += w * images[i * npix + p] * S[r * npix + p];
+        ss += w * double(S[r * npix + p]) * S[r * npix + p];
+      }
+      cost[i * nr + r] = mo.fit_scale ? -std::max(0.0, bs) / std::sqrt(ss) : ss - 2 * bs;
+    }
+  return cost;
+}
+}  // namespace
+
+// The blocked, vectorized product gives the naive answer on random data: odd sizes (images,
+// references and pixels not multiples of any tile or chunk), several reference batches,
+// weights with masked pixels, with and without a fitted scale. Ties aside: a different index
+// must have a naive cost within float rounding of the best one.
+TEST(MtipMatching, FastPathEqualsNaive) {
+  const std::int64_t M = 17, ni = 53, nside = 23;
+  Detector det;
+  det.nx = det.ny = nside;
+  det.pixel_size = 2e-3;
+  det.distance = 0.06 * nside / 32.0;
+  const auto positions = pixel_positions_reciprocal(det);
+  const std::int64_t npix = nside * nside;  // 529
+  const double scale = reciprocal_scale(positions);
+  const auto model =
+      autocorrelation(density_on_grid(clustered_molecule(20, M, 0.6, 4), M), M);
+  const auto refs = reference_orientations(301);
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<float> u(0, 1);
+  // Images: random, at the scale of the slices (mean of the model at the origin-ish).
+  double level = 0;
+  for (double v : model) level += std::abs(v) / model.size();
+  std::vector<float> images(ni * npix);
+  for (auto& v : images) v = static_cast<float>(level * 4 * u(rng));
+  nufftmp::Options opts;
+  opts.backend = nufftmp::Backend::Cpu;
+  for (int variant = 0; variant < 4; ++variant) {
+    MatchOptions mo;
+    mo.batch = 128;  // 3 batches, the last partial
+    mo.fit_scale = variant & 1;
+    if (variant & 2) {
+      mo.pixel_weights.resize(npix);
+      for (auto& w : mo.pixel_weights) w = u(rng) < 0.1f ? 0.0f : 0.5f + u(rng);
+    }
+    const auto idx = match_orientations<float>(model, M, refs, positions, scale, images.data(),
+                                               ni, mo, opts);
+    const auto cost = naive_costs(model, M, refs, positions, scale, images, ni, mo);
+    const std::int64_t nr = static_cast<std::int64_t>(refs.size());
+    int same = 0;
+    for (std::int64_t i = 0; i < ni; ++i) {
+      const double* c = &cost[i * nr];
+      const std::int64_t best = std::min_element(c, c + nr) - c;
+      same += idx[i] == best;
+      double mag = 0;  // the size of the terms that cancel in the cost
+      for (std::int64_t r = 0; r < nr; ++r) mag = std::max(mag, std::abs(c[r]));
+      EXPECT_LE(c[idx[i]] - c[best], 1e-5 * mag) << "variant " << variant << " image " << i;
+    }
+    EXPECT_GE(same, ni - 2) << "variant " << variant;
+  }
+  // Weights of the wrong length, or negative, are errors naming the parameter.
+  MatchOptions bad;
+  bad.pixel_weights.assign(npix - 1, 1.0f);
+  EXPECT_THROW(match_orientations<float>(model, M, refs, positions, scale, images.data(), ni, bad,
+                                         opts),
+               nufftmp::Error);
+  bad.pixel_weights.assign(npix, -1.0f);
+  EXPECT_THROW(match_orientations<float>(model, M, refs, positions, scale, images.data(), ni, bad,
+                                         opts),
+               nufftmp::Error);
+}
