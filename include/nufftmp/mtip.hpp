@@ -283,6 +283,7 @@ struct MatchOptions {
 };
 struct MatchReport {
   double slicing_ms = 0, gemm_ms = 0;
+  double exchange_ms = 0;  // all-gather of the ranks' reference slices (collective version)
 };
 // For each local image (n_images x npix, row-major), the index of the reference orientation
 // whose model slice is nearest in least squares (min ||s_r||^2 - 2 b.s_r, or with a fitted
@@ -290,6 +291,16 @@ struct MatchReport {
 template <typename T>
 std::vector<std::int64_t> match_orientations(const std::vector<double>& model, std::int64_t M,
                                              const std::vector<Quaternion>& refs,
+                                             const std::vector<double>& positions, double scale,
+                                             const float* images, std::int64_t n_images,
+                                             const MatchOptions& mopts, const Options& opts,
+                                             MatchReport* report = nullptr);
+// Collective: the same answer for this rank's images, with the references split across the
+// ranks of comm (each slices its share; the slices are all-gathered a batch at a time, so
+// slicing is not repeated on every rank). refs, positions and options must agree on all ranks.
+template <typename T>
+std::vector<std::int64_t> match_orientations(MPI_Comm comm, const std::vector<double>& model,
+                                             std::int64_t M, const std::vector<Quaternion>& refs,
                                              const std::vector<double>& positions, double scale,
                                              const float* images, std::int64_t n_images,
                                              const MatchOptions& mopts, const Options& opts,

@@ -161,12 +161,10 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     if (!ro.known_orientations && !st.density.empty()) {
       const auto t0 = Clock::now();
       MatchReport mr;
-      std::vector<std::int64_t> idx;
-      collective(comm, [&] {
-        idx = match_orientations<T>(autocorrelation(st.density, M), M, refs, local.positions,
-                                    scale, local.intensities.data(), nloc, ro.match, ro.nufft,
-                                    &mr);
-      });
+      // References split across the ranks (each slices its share; see matching.cpp).
+      const std::vector<std::int64_t> idx =
+          match_orientations<T>(comm, autocorrelation(st.density, M), M, refs, local.positions,
+                                scale, local.intensities.data(), nloc, ro.match, ro.nufft, &mr);
       for (std::int64_t i = 0; i < nloc; ++i) st.orientations[i] = refs[idx[i]];
       g.slicing_ms = mr.slicing_ms;
       g.matching_ms = ms_since(t0) - mr.slicing_ms;
