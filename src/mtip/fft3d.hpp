@@ -12,7 +12,7 @@ namespace nufftmp::mtip::detail {
 template <typename T>
 class Fft3d {
  public:
-  // Sizes n[0] (x, fastest) .. n[2] (z, slowest); the buffer is owned by the object.
+  // Sizes nx (fastest) .. nz (slowest); the buffer is owned by the object.
   Fft3d(std::int64_t nx, std::int64_t ny, std::int64_t nz);
   ~Fft3d();
   Fft3d(const Fft3d&) = delete;
@@ -39,5 +39,8 @@ inline std::int64_t centred_to_fft(std::int64_t i, std::int64_t M) {
   const std::int64_t k = i - M / 2;
   return k < 0 ? k + M : k;
 }
+
+// Periodic index of a signed k on an axis of length L.
+inline std::int64_t wrap(std::int64_t k, std::int64_t L) { return ((k % L) + L) % L; }
 
 }  // namespace nufftmp::mtip::detail

@@ -42,9 +42,9 @@ void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n) {
 double default_tol(double requested, bool is_float) {
   return requested > 0 ? requested : (is_float ? 1e-5 : 1e-9);
 }
-
-inline std::int64_t wrap(std::int64_t k, std::int64_t L) { return ((k % L) + L) % L; }
 }  // namespace
+
+using detail::wrap;
 
 template <typename T>
 struct Merger<T>::Impl {

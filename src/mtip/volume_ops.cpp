@@ -11,6 +11,7 @@ namespace nufftmp::mtip {
 
 using detail::centred_to_fft;
 using detail::Fft3d;
+using detail::wrap;
 
 namespace {
 void check_cube(const std::vector<double>& v, std::int64_t M, const char* name) {
@@ -19,8 +20,6 @@ void check_cube(const std::vector<double>& v, std::int64_t M, const char* name) 
                                                 std::to_string(v.size()) + " values, expected M^3 = " +
                                                 std::to_string(M) + "^3");
 }
-// Periodic index of signed k on an axis of length L.
-inline std::int64_t wrap(std::int64_t k, std::int64_t L) { return ((k % L) + L) % L; }
 }  // namespace
 
 std::vector<double> autocorrelation(const std::vector<double>& density, std::int64_t M) {
