@@ -45,9 +45,20 @@ TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
   const auto rep1 = reconstruct(MPI_COMM_WORLD, ro);
   ASSERT_EQ(rep1.size(), 1u);
   if (rank_of() == 0) std::printf("generation 1: correlation %.4f\n", rep1[0].correlation);
-  // Measured 0.97-0.99 (HIO is chaotic: last-bit changes of the NUFFT move it by ~0.02;
-  // with 120 images of 20 x 20 it fell to 0.87-0.94, hence this size).
-  EXPECT_GE(rep1[0].correlation, 0.9);
+  // The merged model (the autocorrelation) is deterministic up to the CG tolerance: it must match
+  // the truth's closely. The phased density is not: HIO is chaotic, and last-bit changes of the
+  // NUFFT move it; over 16 phasing seeds/cycle counts on this data it measured 0.83-0.97
+  // (a failed merge or wrong orientations phase to well below 0.8).
+  constexpr double kPhasedFloor = 0.8;
+  if (rank_of() == 0) {
+    std::vector<std::int64_t> dims;
+    const auto ac = read_dataset(ro.output, "autocorrelation", &dims);
+    const auto truth = read_dataset(ro.output, "volume_truth", &dims);
+    const double ac_corr = correlation(ac, autocorrelation(truth, dims[0]));
+    std::printf("generation 1: autocorrelation correlation %.4f\n", ac_corr);
+    EXPECT_GE(ac_corr, 0.95);
+  }
+  EXPECT_GE(rep1[0].correlation, kPhasedFloor);
   EXPECT_GT(rep1[0].cg_iterations, 0);
   if (rank_of() == 0) {
     EXPECT_EQ(read_attribute(ro.output, "generation"), 1.0);
@@ -66,7 +77,7 @@ TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
   ASSERT_EQ(rep2.size(), 1u);
   EXPECT_EQ(rep2[0].generation, 2);
   if (rank_of() == 0) std::printf("generation 2 (resumed): correlation %.4f\n", rep2[0].correlation);
-  EXPECT_GE(rep2[0].correlation, 0.9);
+  EXPECT_GE(rep2[0].correlation, kPhasedFloor);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank_of() == 0) EXPECT_EQ(read_attribute(ro.output, "generation"), 2.0);
   // Resume from a checkpoint that is not there: the same clear error on every rank.
