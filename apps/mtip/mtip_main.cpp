@@ -29,6 +29,7 @@ void usage() {
       "  --cg-precondition       circulant (T. Chan) preconditioner: fewer CG steps\n"
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
       "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
+      "  --poisson-weights       matching weights pixels by 1 / mean intensity (all shells count)\n"
       "  --match-batch N         reference slices per rank and matching step (default 256)\n"
       "  --double                double precision NUFFTs (default float)\n"
       "  --cpu                   force the CPU engine (default: GPU when present)\n"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
       {"double", no_argument, nullptr, 'D'},
       {"fit-scale", no_argument, nullptr, 'f'},
       {"match-batch", required_argument, nullptr, 'B'},
+      {"poisson-weights", no_argument, nullptr, 'W'},
       {"cg-precondition", no_argument, nullptr, 'P'},
       {"cpu", no_argument, nullptr, 'C'},
       {"seed", required_argument, nullptr, 'S'},
@@ -82,6 +84,7 @@ int main(int argc, char** argv) {
       case 'D': ro.use_double = true; break;
       case 'f': ro.match.fit_scale = true; break;
       case 'B': ro.match.batch = std::atoll(optarg); break;
+      case 'W': ro.match.poisson_weights = true; break;
       case 'P': ro.merge.precondition = true; break;
       case 'C': ro.nufft.backend = Backend::Cpu; break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;

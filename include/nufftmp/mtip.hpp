@@ -280,6 +280,10 @@ struct MatchOptions {
   // Per-pixel weights w_p >= 0 (npix values, pixel order of the images; empty: all ones):
   // the cost becomes sum_p w_p (b_p - s_p)^2, so 0 masks a pixel (beam stop, dead pixels).
   std::vector<float> pixel_weights;
+  // Also weight each pixel by 1 / (mean intensity of the images at that pixel, all ranks):
+  // the Poisson variance. Unweighted least squares is ruled by the bright centre of the
+  // pattern, which is nearly isotropic and says little about the orientation.
+  bool poisson_weights = false;
 };
 struct MatchReport {
   double slicing_ms = 0, gemm_ms = 0;

@@ -47,6 +47,31 @@ void check_match_args(const std::vector<Quaternion>& refs, const std::vector<dou
                     std::to_string(npix) + " pixels exceeds an MPI count");
 }
 
+// The pixel weights in use: the user's, times 1 / mean intensity with poisson_weights (the
+// mean over every rank's images; pixels darker than 1e-3 of the brightest mean are clamped
+// there, so empty pixels do not dominate).
+std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, const float* images,
+                           std::int64_t n_images, std::int64_t npix) {
+  if (!mopts.poisson_weights) return mopts.pixel_weights;
+  std::vector<double> sum(static_cast<std::size_t>(npix + 1), 0.0);
+  for (std::int64_t i = 0; i < n_images; ++i)
+    for (std::int64_t p = 0; p < npix; ++p) sum[p] += images[i * npix + p];
+  sum[npix] = static_cast<double>(n_images);
+  if (comm && MPI_Allreduce(MPI_IN_PLACE, sum.data(), static_cast<int>(npix + 1), MPI_DOUBLE,
+                            MPI_SUM, *comm) != MPI_SUCCESS)
+    throw Error(ErrorCode::MpiFailure, "matching: MPI_Allreduce of the mean image failed");
+  const double n = std::max(sum[npix], 1.0);
+  double top = 0;
+  for (std::int64_t p = 0; p < npix; ++p) top = std::max(top, sum[p] / n);
+  std::vector<float> w(static_cast<std::size_t>(npix));
+  for (std::int64_t p = 0; p < npix; ++p) {
+    const double mean = std::max(sum[p] / n, 1e-3 * top);
+    const double user = mopts.pixel_weights.empty() ? 1.0 : mopts.pixel_weights[p];
+    w[p] = static_cast<float>(top > 0 ? user * top / mean : user);  // brightest pixel: weight 1
+  }
+  return w;
+}
+
 // The matching loop. comm == nullptr: this rank slices every reference. Otherwise the
 // references are split across the ranks of *comm (contiguous shares) and every batch step
 // all-gathers the ranks' weighted float slices, so each rank matches its own images against
@@ -91,7 +116,7 @@ std::vector<std::int64_t> match_impl(const MPI_Comm* comm, const std::vector<dou
   std::vector<std::int64_t> best(static_cast<std::size_t>(n_images), 0);
   std::vector<double> best_cost(static_cast<std::size_t>(n_images),
                                 std::numeric_limits<double>::infinity());
-  const std::vector<float>& w = mopts.pixel_weights;
+  const std::vector<float> w = weights(comm, mopts, images, n_images, npix);
   std::vector<T> x, y, z, S;
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;

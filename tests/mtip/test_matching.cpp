@@ -231,3 +231,42 @@ TEST(MtipMatching, SplitReferencesEqualLocal) {
                                          images, count, bad, opts),
                nufftmp::Error);
 }
+
+// poisson_weights is the same as passing w_p = 1 / (mean image at p), scaled to 1 at the
+// brightest pixel (and times the user's weights); and it is not a no-op.
+TEST(MtipMatching, PoissonWeightsAreInverseMeanImage) {
+  const std::int64_t M = 17, nside = 20;
+  const auto s = mtip_test::simulate(M, 30, nside, /*fluence=*/200, /*seed=*/41, /*atoms=*/20);
+  const auto refs = reference_orientations(200);
+  double mean = 0, level = 0;
+  for (float v : s.images) mean += v / s.images.size();
+  for (double v : s.ac) level += std::abs(v) / s.ac.size();
+  std::vector<double> model = s.ac;
+  for (auto& a : model) a *= mean / level / 8;
+  nufftmp::Options opts;
+  opts.backend = nufftmp::Backend::Cpu;
+  std::vector<double> pix_mean(s.npix, 0.0);
+  for (std::int64_t i = 0; i < s.n_images; ++i)
+    for (std::int64_t p = 0; p < s.npix; ++p) pix_mean[p] += s.images[i * s.npix + p] / double(s.n_images);
+  const double top = *std::max_element(pix_mean.begin(), pix_mean.end());
+  MatchOptions explicit_w, poisson;
+  explicit_w.pixel_weights.resize(s.npix);
+  poisson.pixel_weights.assign(s.npix, 1.0f);
+  for (std::int64_t p = 0; p < s.npix; ++p) {
+    const float user = p % 7 == 0 ? 0.0f : 1.0f;  // a mask too
+    poisson.pixel_weights[p] = user;
+    explicit_w.pixel_weights[p] = static_cast<float>(user * top / std::max(pix_mean[p], 1e-3 * top));
+  }
+  poisson.poisson_weights = true;
+  const auto a = match_orientations<float>(model, M, refs, s.positions, s.scale, s.images.data(),
+                                           s.n_images, explicit_w, opts);
+  const auto b = match_orientations<float>(model, M, refs, s.positions, s.scale, s.images.data(),
+                                           s.n_images, poisson, opts);
+  EXPECT_EQ(a, b);
+  MatchOptions plain;
+  const auto c = match_orientations<float>(model, M, refs, s.positions, s.scale, s.images.data(),
+                                           s.n_images, plain, opts);
+  int differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) differ += a[i] != c[i];
+  EXPECT_GT(differ, 0);
+}
