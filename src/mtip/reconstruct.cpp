@@ -1,9 +1,12 @@
 // The M-TIP loop: per generation, [slicing + orientation matching] -> merging -> phasing,
 // then the results and a checkpoint written atomically by rank 0.
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <string>
 
 #include "nufftmp/mtip.hpp"
 
@@ -15,12 +18,20 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+void mpi_check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(ErrorCode::MpiFailure, std::string(what) + " failed");
+}
+
+// A volume of M^3 doubles passes INT_MAX elements past M = 1290: broadcast it in pieces.
 void bcast(MPI_Comm comm, std::vector<double>& v, int root) {
   std::int64_t n = static_cast<std::int64_t>(v.size());
-  MPI_Bcast(&n, 1, MPI_INT64_T, root, comm);
+  mpi_check(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm), "MPI_Bcast of a volume's size");
   v.resize(static_cast<std::size_t>(n));
-  if (n > 0 && MPI_Bcast(v.data(), static_cast<int>(n), MPI_DOUBLE, root, comm) != MPI_SUCCESS)
-    throw Error(ErrorCode::MpiFailure, "MPI_Bcast of a volume failed");
+  constexpr std::int64_t kPiece = INT_MAX / 2;
+  for (std::int64_t off = 0; off < n; off += kPiece) {
+    const int cnt = static_cast<int>(std::min(kPiece, n - off));
+    mpi_check(MPI_Bcast(v.data() + off, cnt, MPI_DOUBLE, root, comm), "MPI_Bcast of a volume");
+  }
 }
 
 // All ranks' orientations, in image order, on rank 0.
@@ -32,7 +43,8 @@ std::vector<double> gather_orientations(MPI_Comm comm, const std::vector<Quatern
   for (const auto& q : local) mine.insert(mine.end(), {q.w, q.x, q.y, q.z});
   int n = static_cast<int>(mine.size());
   std::vector<int> counts(size), displs(size);
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  mpi_check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm),
+            "MPI_Gather of orientation counts");
   int total = 0;
   for (int r = 0; r < size; ++r) displs[r] = total, total += counts[r];
   std::vector<double> all(rank == 0 ? total : 0);
