@@ -30,6 +30,9 @@ void usage() {
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
       "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
       "  --poisson-weights       matching weights pixels by 1 / mean intensity (all shells count)\n"
+      "  --soft-k K              merge each image at its K best orientations, weighted\n"
+      "                          (default 1: hard best match)\n"
+      "  --soft-temp A,B         soft weights' temperature, annealed from A to B (default 1,0.2)\n"
       "  --match-batch N         reference slices per rank and matching step (default 256)\n"
       "  --double                double precision NUFFTs (default float)\n"
       "  --cpu                   force the CPU engine (default: GPU when present)\n"
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
       {"match-batch", required_argument, nullptr, 'B'},
       {"poisson-weights", no_argument, nullptr, 'W'},
       {"cg-precondition", no_argument, nullptr, 'P'},
+      {"soft-k", required_argument, nullptr, 'K'},
+      {"soft-temp", required_argument, nullptr, 't'},
       {"cpu", no_argument, nullptr, 'C'},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
@@ -86,6 +91,13 @@ int main(int argc, char** argv) {
       case 'B': ro.match.batch = std::atoll(optarg); break;
       case 'W': ro.match.poisson_weights = true; break;
       case 'P': ro.merge.precondition = true; break;
+      case 'K': ro.soft_k = std::atoll(optarg); break;
+      case 't': {
+        char* end = nullptr;
+        ro.soft_temp_start = std::strtod(optarg, &end);
+        ro.soft_temp_end = (end && *end == ',') ? std::strtod(end + 1, nullptr) : ro.soft_temp_start;
+        break;
+      }
       case 'C': ro.nufft.backend = Backend::Cpu; break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;

@@ -87,13 +87,13 @@ std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, cons
 // slices are the smaller payload anyway. Measured on 2 shared cores, 2 ranks x 1 thread, 400
 // images of 32^2, 2000 references, M = 33: matching 0.53-0.65 s with every rank slicing all
 // references, 0.42 s split (slicing 0.42-0.62 -> 0.29-0.36 s, all-gather 0.02-0.10 s).
+// Keeps the k lowest costs of each image, sorted (best first); of equal costs the lower
+// reference index ranks first, so the answer does not depend on the number of ranks.
 template <typename T>
-std::vector<std::int64_t> match_impl(const MPI_Comm* comm, const std::vector<double>& model,
-                                     std::int64_t M, const std::vector<Quaternion>& refs,
-                                     const std::vector<double>& positions, double scale,
-                                     const float* images, std::int64_t n_images,
-                                     const MatchOptions& mopts, const Options& opts,
-                                     MatchReport* report) {
+TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, std::int64_t M,
+                      const std::vector<Quaternion>& refs, const std::vector<double>& positions,
+                      double scale, const float* images, std::int64_t n_images, std::int64_t k,
+                      const MatchOptions& mopts, const Options& opts, MatchReport* report) {
   int rank = 0, size = 1;
   if (comm) {
     MPI_Comm_rank(*comm, &rank);
@@ -113,9 +113,11 @@ std::vector<std::int64_t> match_impl(const MPI_Comm* comm, const std::vector<dou
   if (comm) agree_on_status(*comm, ErrorCode::InvalidArgument, err);
   const Share mine = share_of(nref, rank, size);
   const std::int64_t steps = (share_of(nref, 0, size).count + mopts.batch - 1) / mopts.batch;
-  std::vector<std::int64_t> best(static_cast<std::size_t>(n_images), 0);
-  std::vector<double> best_cost(static_cast<std::size_t>(n_images),
-                                std::numeric_limits<double>::infinity());
+  k = std::min(k, nref);
+  TopMatches top;
+  top.k = k;
+  top.index.assign(static_cast<std::size_t>(n_images * k), -1);
+  top.cost.assign(static_cast<std::size_t>(n_images * k), std::numeric_limits<double>::infinity());
   const std::vector<float> w = weights(comm, mopts, images, n_images, npix);
   std::vector<T> x, y, z, S;
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
@@ -197,16 +199,32 @@ std::vector<std::int64_t> match_impl(const MPI_Comm* comm, const std::vector<dou
         const double cost = mopts.fit_scale
                                 ? -std::max(0.0, c[r]) / std::sqrt(std::max(nuse[r], 1e-300))
                                 : nuse[r] - 2.0 * c[r];
-        if (cost < best_cost[i] || (cost == best_cost[i] && gidx[r] < best[i])) {
-          best_cost[i] = cost;
-          best[i] = gidx[r];
+        std::int64_t* bi = top.index.data() + i * k;
+        double* bc = top.cost.data() + i * k;
+        const auto before = [&](std::int64_t j) {  // (cost, gidx[r]) ranks before slot j
+          return cost < bc[j] || (cost == bc[j] && (bi[j] < 0 || gidx[r] < bi[j]));
+        };
+        if (!before(k - 1)) continue;
+        std::int64_t j = k - 1;
+        for (; j > 0 && before(j - 1); --j) {
+          bc[j] = bc[j - 1];
+          bi[j] = bi[j - 1];
         }
+        bc[j] = cost;
+        bi[j] = gidx[r];
       }
     }
     rep.gemm_ms += ms_since(t0);
   }
   rep.gemm_ms -= rep.exchange_ms;
   if (report) *report = rep;
+  return top;
+}
+
+std::vector<std::int64_t> best_only(const TopMatches& t) {
+  std::vector<std::int64_t> best;
+  for (std::size_t i = 0; i < t.index.size(); i += static_cast<std::size_t>(t.k))
+    best.push_back(t.index[i]);
   return best;
 }
 }  // namespace
@@ -219,8 +237,8 @@ std::vector<std::int64_t> match_orientations(const std::vector<double>& model, s
                                              const MatchOptions& mopts, const Options& opts,
                                              MatchReport* report) {
   check_match_args(refs, positions, mopts);
-  return match_impl<T>(nullptr, model, M, refs, positions, scale, images, n_images, mopts, opts,
-                       report);
+  return best_only(match_impl<T>(nullptr, model, M, refs, positions, scale, images, n_images, 1,
+                                 mopts, opts, report));
 }
 
 template <typename T>
@@ -231,9 +249,49 @@ std::vector<std::int64_t> match_orientations(MPI_Comm comm, const std::vector<do
                                              const MatchOptions& mopts, const Options& opts,
                                              MatchReport* report) {
   collective(comm, [&] { check_match_args(refs, positions, mopts); });
-  return match_impl<T>(&comm, model, M, refs, positions, scale, images, n_images, mopts, opts,
+  return best_only(match_impl<T>(&comm, model, M, refs, positions, scale, images, n_images, 1,
+                                 mopts, opts, report));
+}
+
+std::vector<double> soft_weights(const TopMatches& m, double temperature) {
+  if (!(temperature > 0))
+    throw Error(ErrorCode::InvalidArgument,
+                "soft assignment temperature = " + std::to_string(temperature) + " (> 0)");
+  std::vector<double> w(m.cost.size(), 0.0);
+  const std::int64_t k = m.k, n = k > 0 ? static_cast<std::int64_t>(m.cost.size()) / k : 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double* c = m.cost.data() + i * k;
+    double* wi = w.data() + i * k;
+    double sum = 0;
+    for (std::int64_t j = 0; j < k; ++j) {
+      wi[j] = std::exp(-(c[j] - c[0]) / temperature);
+      sum += wi[j];
+    }
+    for (std::int64_t j = 0; j < k; ++j) wi[j] /= sum;
+  }
+  return w;
+}
+
+template <typename T>
+TopMatches match_top_k(MPI_Comm comm, const std::vector<double>& model, std::int64_t M,
+                       const std::vector<Quaternion>& refs, const std::vector<double>& positions,
+                       double scale, const float* images, std::int64_t n_images, std::int64_t k,
+                       const MatchOptions& mopts, const Options& opts, MatchReport* report) {
+  collective(comm, [&] {
+    check_match_args(refs, positions, mopts);
+    if (k < 1) throw Error(ErrorCode::InvalidArgument, "matching k = " + std::to_string(k));
+  });
+  return match_impl<T>(&comm, model, M, refs, positions, scale, images, n_images, k, mopts, opts,
                        report);
 }
+template TopMatches match_top_k<float>(MPI_Comm, const std::vector<double>&, std::int64_t,
+                                       const std::vector<Quaternion>&, const std::vector<double>&,
+                                       double, const float*, std::int64_t, std::int64_t,
+                                       const MatchOptions&, const Options&, MatchReport*);
+template TopMatches match_top_k<double>(MPI_Comm, const std::vector<double>&, std::int64_t,
+                                        const std::vector<Quaternion>&, const std::vector<double>&,
+                                        double, const float*, std::int64_t, std::int64_t,
+                                        const MatchOptions&, const Options&, MatchReport*);
 
 template std::vector<std::int64_t> match_orientations<float>(
     const std::vector<double>&, std::int64_t, const std::vector<Quaternion>&,

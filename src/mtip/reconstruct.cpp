@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -54,14 +55,24 @@ std::vector<double> gather_orientations(MPI_Comm comm, const std::vector<Quatern
   return all;
 }
 
+template <typename T>
 struct State {
   int generation = 0;
   std::vector<double> ac, density;
   std::vector<char> support;
-  std::vector<Quaternion> orientations;  // this rank's images
+  std::vector<Quaternion> orientations;  // this rank's images (the best match of each)
+  // Soft assignment (soft_k > 1, after a match): the n_soft references used by this rank's
+  // images, each with its weight (sum of the images' weights there) and the weighted mean
+  // image. soft = false: merge each image at its one orientation above, weight 1.
+  bool soft = false;
+  std::int64_t n_soft = 0;
+  std::vector<Quaternion> soft_orient;
+  std::vector<double> soft_weight;
+  std::vector<T> soft_data;  // [n_soft, npix]
 };
 
-void write_results(const std::string& path, std::int64_t M, const State& s,
+template <typename T>
+void write_results(const std::string& path, std::int64_t M, const State<T>& s,
                    const std::vector<double>& all_orient, const GenerationReport& g,
                    const std::vector<double>& truth) {
   H5Writer w(path);
@@ -106,6 +117,9 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     if (ro.generations < 1)
       throw Error(ErrorCode::InvalidArgument, "generations = " + std::to_string(ro.generations));
     if (M < 5) throw Error(ErrorCode::InvalidArgument, "M = " + std::to_string(M) + " (>= 5)");
+    if (!ro.known_orientations && ro.soft_k > 1 &&
+        !(ro.soft_temp_start > 0 && ro.soft_temp_end > 0))
+      throw Error(ErrorCode::InvalidArgument, "soft assignment temperatures must be > 0");
     if (!ro.known_orientations && ro.n_ref < 1)
       throw Error(ErrorCode::InvalidArgument, "n-ref = " + std::to_string(ro.n_ref));
   });
@@ -119,7 +133,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       (long long)info.n_images, (long long)info.ny, (long long)info.nx, size, (long long)M,
       ro.known_orientations ? "known" : "unknown", sizeof(T) == 4 ? "float" : "double");
 
-  State st;
+  State<T> st;
   if (ro.resume) {
     collective(comm, [&] {
       if (!std::ifstream(ckpt).good())
@@ -174,22 +188,81 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       const auto t0 = Clock::now();
       MatchReport mr;
       // References split across the ranks (each slices its share; see matching.cpp).
-      const std::vector<std::int64_t> idx =
-          match_orientations<T>(comm, autocorrelation(st.density, M), M, refs, local.positions,
-                                scale, local.intensities.data(), nloc, ro.match, ro.nufft, &mr);
-      for (std::int64_t i = 0; i < nloc; ++i) st.orientations[i] = refs[idx[i]];
+      const TopMatches top =
+          match_top_k<T>(comm, autocorrelation(st.density, M), M, refs, local.positions, scale,
+                         local.intensities.data(), nloc, std::max<std::int64_t>(1, ro.soft_k),
+                         ro.match, ro.nufft, &mr);
+      for (std::int64_t i = 0; i < nloc; ++i) st.orientations[i] = refs[top.index[i * top.k]];
+      st.soft = top.k > 1;
+      if (st.soft) {
+        // Annealed: geometric from soft_temp_start at generation 2 to soft_temp_end at the end.
+        const double f =
+            ro.generations > 2 ? static_cast<double>(gen - 2) / (ro.generations - 2) : 1.0;
+        const double temp =
+            ro.soft_temp_start * std::pow(ro.soft_temp_end / ro.soft_temp_start, f);
+        // EM form: sum_i sum_j w_ij ||b_i - s(r_ij)||^2 = sum_r W_r ||bbar_r - s(r)||^2 + const
+        // with W_r = sum of the weights at reference r and bbar_r the weighted mean of its
+        // images, so the merge takes one slice per used reference, whatever k is.
+        double spread[2] = {0, static_cast<double>(nloc)};
+        for (std::int64_t i = 0; i < nloc; ++i)
+          spread[0] += top.cost[i * top.k + top.k - 1] - top.cost[i * top.k];
+        mpi_check(MPI_Allreduce(MPI_IN_PLACE, spread, 2, MPI_DOUBLE, MPI_SUM, comm),
+                  "MPI_Allreduce of the soft assignment's cost spread");
+        const double unit = spread[1] > 0 && spread[0] > 0 ? spread[0] / spread[1] : 1.0;
+        const std::vector<double> w = soft_weights(top, temp * unit);
+        std::vector<double> wsum(refs.size(), 0.0), acc;
+        std::vector<std::int64_t> slot(refs.size(), -1);
+        st.soft_orient.clear();
+        for (std::int64_t i = 0; i < nloc; ++i)
+          for (std::int64_t j = 0; j < top.k; ++j) {
+            const std::int64_t r = top.index[i * top.k + j];
+            const double wij = w[i * top.k + j];
+            if (!(wij > 1e-6)) continue;
+            if (slot[r] < 0) {
+              slot[r] = static_cast<std::int64_t>(st.soft_orient.size());
+              st.soft_orient.push_back(refs[r]);
+              acc.resize(acc.size() + npix, 0.0);
+            }
+            wsum[r] += wij;
+            double* a = acc.data() + slot[r] * npix;
+            const float* b = local.intensities.data() + i * npix;
+            for (std::int64_t p = 0; p < npix; ++p) a[p] += wij * b[p];
+          }
+        st.soft_weight.assign(st.soft_orient.size(), 0.0);
+        st.soft_data.resize(acc.size());
+        for (std::size_t r = 0; r < refs.size(); ++r)
+          if (slot[r] >= 0) {
+            st.soft_weight[slot[r]] = wsum[r];
+            for (std::int64_t p = 0; p < npix; ++p)
+              st.soft_data[slot[r] * npix + p] = static_cast<T>(acc[slot[r] * npix + p] / wsum[r]);
+          }
+        st.n_soft = static_cast<std::int64_t>(st.soft_orient.size());
+      }
       g.slicing_ms = mr.slicing_ms;
       g.matching_ms = ms_since(t0) - mr.slicing_ms;
     }
     // 3. Merging (once only when the orientations are known and fixed).
     if (!(ro.known_orientations && merged_known)) {
       const auto t0 = Clock::now();
-      slice_points(local.positions, st.orientations.data(), nloc, scale, x.data(), y.data(),
-                   z.data());
       Merger<T> merger(ctx, M, ro.merge, ro.nufft);
-      merger.set_points(nloc * npix, x.data(), y.data(), z.data(), nullptr);
       std::vector<double> ac;
-      last_merge = merger.solve(data.data(), ac);
+      if (st.soft) {
+        // One slice per used reference, its pixels weighted by W_r (see the EM form above).
+        const std::int64_t n = st.n_soft * npix;
+        std::vector<T> xs(n), ys(n), zs(n), ws(n);
+        slice_points(local.positions, st.soft_orient.data(), st.n_soft, scale, xs.data(),
+                     ys.data(), zs.data());
+        for (std::int64_t r = 0; r < st.n_soft; ++r)
+          std::fill(ws.begin() + r * npix, ws.begin() + (r + 1) * npix,
+                    static_cast<T>(st.soft_weight[r]));
+        merger.set_points(n, xs.data(), ys.data(), zs.data(), ws.data());
+        last_merge = merger.solve(st.soft_data.data(), ac);
+      } else {
+        slice_points(local.positions, st.orientations.data(), nloc, scale, x.data(), y.data(),
+                     z.data());
+        merger.set_points(nloc * npix, x.data(), y.data(), z.data(), nullptr);
+        last_merge = merger.solve(data.data(), ac);
+      }
       st.ac = std::move(ac);
       g.merging_ms = ms_since(t0);
       merged_known = true;

@@ -270,3 +270,52 @@ TEST(MtipMatching, PoissonWeightsAreInverseMeanImage) {
   for (std::size_t i = 0; i < a.size(); ++i) differ += a[i] != c[i];
   EXPECT_GT(differ, 0);
 }
+
+// Top-k matching (soft assignment): on every rank the first of the k equals the best match
+// of the local version, the costs come sorted, the k indices are distinct, k past the number
+// of references is clamped, k < 1 is an error; the soft weights are normalised and ordered.
+TEST(MtipMatching, TopKSortedAndFirstIsBest) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::int64_t M = 17, nside = 20, ni = 20;
+  const auto s = mtip_test::simulate(M, 40, nside, /*fluence=*/500, /*seed=*/31, /*atoms=*/20);
+  const float* images = s.images.data() + (rank % 2) * ni * s.npix;
+  const auto refs = reference_orientations(157);
+  double mean = 0, level = 0;
+  for (float v : s.images) mean += v / s.images.size();
+  for (double v : s.ac) level += std::abs(v) / s.ac.size();
+  std::vector<double> model = s.ac;
+  for (auto& a : model) a *= mean / level / 8;
+  nufftmp::Options opts;
+  opts.backend = nufftmp::Backend::Cpu;
+  MatchOptions mo;
+  mo.batch = 40;
+  const auto best = match_orientations<float>(model, M, refs, s.positions, s.scale, images, ni,
+                                              mo, opts);
+  const std::int64_t k = 7;
+  const TopMatches top = match_top_k<float>(MPI_COMM_WORLD, model, M, refs, s.positions, s.scale,
+                                            images, ni, k, mo, opts);
+  ASSERT_EQ(top.k, k);
+  ASSERT_EQ(top.index.size(), static_cast<std::size_t>(ni * k));
+  const auto w = soft_weights(top, 1.0);
+  for (std::int64_t i = 0; i < ni; ++i) {
+    EXPECT_EQ(top.index[i * k], best[i]) << "image " << i;
+    double sum = 0;
+    for (std::int64_t j = 0; j < k; ++j) {
+      sum += w[i * k + j];
+      for (std::int64_t l = 0; l < j; ++l) EXPECT_NE(top.index[i * k + l], top.index[i * k + j]);
+      if (j > 0) {
+        EXPECT_LE(top.cost[i * k + j - 1], top.cost[i * k + j]) << "image " << i;
+        EXPECT_LE(w[i * k + j], w[i * k + j - 1] * (1 + 1e-12)) << "image " << i;
+      }
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+  }
+  const TopMatches all = match_top_k<float>(MPI_COMM_WORLD, model, M, refs, s.positions, s.scale,
+                                            images, 2, 1000, mo, opts);
+  EXPECT_EQ(all.k, static_cast<std::int64_t>(refs.size()));
+  EXPECT_THROW(match_top_k<float>(MPI_COMM_WORLD, model, M, refs, s.positions, s.scale, images,
+                                  ni, 0, mo, opts),
+               nufftmp::Error);
+  EXPECT_THROW(soft_weights(top, 0.0), nufftmp::Error);
+}

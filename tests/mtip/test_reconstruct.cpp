@@ -112,3 +112,34 @@ TEST(MtipReconstruct, FullLoopRunsMatching) {
   if (rank_of() == 0)
     for (const char* f : {"_data.h5", "_full.h5", "_full.h5.ckpt.h5"}) std::remove((base + f).c_str());
 }
+
+// Soft assignment (soft_k > 1): each image merged at its k best orientations with annealed
+// weights, through one weighted mean image per used reference. It runs end to end; bad
+// temperatures are a clear error on every rank.
+TEST(MtipReconstruct, FullLoopSoftAssignment) {
+  const std::string base = write_data_set();
+  ReconstructOptions ro;
+  ro.input = base + "_data.h5";
+  ro.output = base + "_soft.h5";
+  ro.generations = 3;
+  ro.n_ref = 300;
+  ro.soft_k = 20;
+  ro.phase.cycles = 3;
+  ro.nufft.backend = nufftmp::Backend::Cpu;
+  ro.verbose = false;
+  const auto rep = reconstruct(MPI_COMM_WORLD, ro);
+  ASSERT_EQ(rep.size(), 3u);
+  EXPECT_GT(rep[2].slicing_ms, 0.0);
+  EXPECT_GT(rep[2].cg_iterations, 0);
+  EXPECT_GT(rep[2].correlation, -1.0);
+  ro.soft_temp_end = 0;
+  try {
+    reconstruct(MPI_COMM_WORLD, ro);
+    ADD_FAILURE() << "no error for a zero temperature";
+  } catch (const nufftmp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("temperature"), std::string::npos) << e.what();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_of() == 0)
+    for (const char* f : {"_data.h5", "_soft.h5", "_soft.h5.ckpt.h5"}) std::remove((base + f).c_str());
+}
