@@ -14,7 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "nufftmp/options.hpp"
+
 namespace nufftmp::test {
+
+// Options that pin the CPU engine (tests of the CPU engine run the same on a GPU machine).
+inline Options cpu_options() {
+  Options o;
+  o.backend = Backend::Cpu;
+  return o;
+}
 
 constexpr double kPi = 3.14159265358979323846;
 

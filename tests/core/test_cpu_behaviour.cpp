@@ -15,11 +15,6 @@
 namespace nufftmp::test {
 namespace {
 
-Options cpu_options() {
-  Options o;
-  o.backend = Backend::Cpu;
-  return o;
-}
 
 template <typename T>
 double check(int type, const std::vector<std::int64_t>& N, std::int64_t M, double tol,

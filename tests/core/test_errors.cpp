@@ -12,11 +12,6 @@
 namespace nufftmp::test {
 namespace {
 
-Options cpu_options() {
-  Options o;
-  o.backend = Backend::Cpu;
-  return o;
-}
 
 // Runs fn, expects an Error with the code, and that its message contains every needle.
 void expect_error(const std::function<void()>& fn, ErrorCode code,

@@ -127,6 +127,18 @@ std::vector<double> naive_costs(const std::vector<double>& model, std::int64_t M
     }
   return cost;
 }
+// The simulation's autocorrelation scaled so its slices are of the images' order (a model the
+// least-squares match can tell apart without a fitted scale).
+template <typename Sim>
+std::vector<double> model_at_image_level(const Sim& s) {
+  double mean = 0, level = 0;
+  for (float v : s.images) mean += v / s.images.size();
+  for (double v : s.ac) level += std::abs(v) / s.ac.size();
+  std::vector<double> model = s.ac;
+  for (auto& a : model) a *= mean / level / 8;
+  return model;
+}
+
 }  // namespace
 
 // The blocked, vectorized product gives the naive answer on random data: odd sizes (images,
@@ -202,11 +214,7 @@ TEST(MtipMatching, SplitReferencesEqualLocal) {
   const std::int64_t first = (7 * rank) % 20, count = 20 - rank % 3;
   const float* images = s.images.data() + first * s.npix;
   const auto refs = reference_orientations(257);
-  double mean = 0, level = 0;
-  for (float v : s.images) mean += v / s.images.size();
-  for (double v : s.ac) level += std::abs(v) / s.ac.size();
-  std::vector<double> model = s.ac;
-  for (auto& a : model) a *= mean / level / 8;
+  const std::vector<double> model = model_at_image_level(s);
   nufftmp::Options opts;
   opts.backend = nufftmp::Backend::Cpu;
   for (bool fit : {false, true}) {
@@ -238,11 +246,7 @@ TEST(MtipMatching, PoissonWeightsAreInverseMeanImage) {
   const std::int64_t M = 17, nside = 20;
   const auto s = mtip_test::simulate(M, 30, nside, /*fluence=*/200, /*seed=*/41, /*atoms=*/20);
   const auto refs = reference_orientations(200);
-  double mean = 0, level = 0;
-  for (float v : s.images) mean += v / s.images.size();
-  for (double v : s.ac) level += std::abs(v) / s.ac.size();
-  std::vector<double> model = s.ac;
-  for (auto& a : model) a *= mean / level / 8;
+  const std::vector<double> model = model_at_image_level(s);
   nufftmp::Options opts;
   opts.backend = nufftmp::Backend::Cpu;
   std::vector<double> pix_mean(s.npix, 0.0);
@@ -281,11 +285,7 @@ TEST(MtipMatching, TopKSortedAndFirstIsBest) {
   const auto s = mtip_test::simulate(M, 40, nside, /*fluence=*/500, /*seed=*/31, /*atoms=*/20);
   const float* images = s.images.data() + (rank % 2) * ni * s.npix;
   const auto refs = reference_orientations(157);
-  double mean = 0, level = 0;
-  for (float v : s.images) mean += v / s.images.size();
-  for (double v : s.ac) level += std::abs(v) / s.ac.size();
-  std::vector<double> model = s.ac;
-  for (auto& a : model) a *= mean / level / 8;
+  const std::vector<double> model = model_at_image_level(s);
   nufftmp::Options opts;
   opts.backend = nufftmp::Backend::Cpu;
   MatchOptions mo;
