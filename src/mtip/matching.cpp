@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu/match_gpu.hpp"
 #include "match_kernel.hpp"
 #include "nufftmp/mtip.hpp"
 
@@ -101,6 +102,12 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   }
   const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
   const std::int64_t nref = static_cast<std::int64_t>(refs.size());
+  // On the CUDA engine the slices stay on the device and the product is a cuBLAS GEMM
+  // (gpu/match_gpu.cpp): same options, same answers to rounding.
+  if (detail::match_on_gpu(comm, opts))
+    return detail::match_top_k_gpu<T>(
+        comm, model, M, refs, positions, scale, images, n_images, std::min(k, nref),
+        weights(comm, mopts, images, n_images, npix), mopts, opts, report);
   const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
   std::unique_ptr<Slicer<T>> slicer;
   std::string err;

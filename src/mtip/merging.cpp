@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "fft3d.hpp"
+#include "gpu/toeplitz_gpu.hpp"
 #include "nufftmp/dist.hpp"
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
@@ -59,6 +60,9 @@ struct Merger<T>::Impl {
   std::int64_t n_points = 0;
   std::vector<T> weights;
   std::vector<std::complex<double>> kernel_hat;  // FFT of Re(T) on the 2M lattice, / L^3
+  // On the CUDA engine the convolution runs on the context's GPU (gpu/toeplitz_gpu.cu) and
+  // kernel_hat stays empty.
+  std::unique_ptr<detail::GpuToeplitz> gpu_conv;
   detail::Fft3d<double> conv;
   // T. Chan's optimal circulant approximation of the Toeplitz operator on the M^3 lattice:
   // its eigenvalues (FFT of the Chan-averaged kernel), inverted with lambda, precondition CG.
@@ -184,10 +188,20 @@ void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const 
   s.weight_sum = wsum;
   for (std::int64_t i = 0; i < nk; ++i) s.conv.data()[i] = f[i].real();  // Friedel: Re(T)
   chan_eigenvalues(s);
-  s.conv.forward();
-  s.kernel_hat.resize(static_cast<std::size_t>(nk));
-  const double norm = 1.0 / static_cast<double>(nk);  // FFTW's round trip scales by L^3
-  for (std::int64_t i = 0; i < nk; ++i) s.kernel_hat[i] = s.conv.data()[i] * norm;
+  if (s.ctx->backend() == Backend::Cuda) {
+    // The CG's FFTs on the context's GPU (cuFFT); collective, so a failure stops every rank.
+    collective(s.comm, [&] {
+      s.gpu_conv = std::make_unique<detail::GpuToeplitz>(s.M, s.conv.data(), s.ctx->device(),
+                                                         s.ctx->stream());
+    });
+    s.kernel_hat.clear();
+  } else {
+    s.gpu_conv.reset();
+    s.conv.forward();
+    s.kernel_hat.resize(static_cast<std::size_t>(nk));
+    const double norm = 1.0 / static_cast<double>(nk);  // FFTW's round trip scales by L^3
+    for (std::int64_t i = 0; i < nk; ++i) s.kernel_hat[i] = s.conv.data()[i] * norm;
+  }
   s.kernel_ms = ms_since(t0);
 }
 
@@ -212,6 +226,11 @@ template <typename T>
 void Merger<T>::apply_normal(const std::vector<std::complex<double>>& in,
                              std::vector<std::complex<double>>& out) {
   Impl& s = *impl_;
+  if (s.gpu_conv) {
+    out.resize(in.size());
+    s.gpu_conv->apply(in.data(), out.data());
+    return;
+  }
   const std::int64_t M = s.M, L = s.L, h = M / 2;
   std::complex<double>* g = s.conv.data();
   std::fill(g, g + s.conv.size(), std::complex<double>(0));
