@@ -73,9 +73,15 @@ void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
   }
   if (dim == 1) bs[0] = 1024;
   if (dim == 2) bs[0] = bs[1] = 32;
-  // Measured on P5 (double, w = 10, output-driven): 4^3 bins 8.5 ms against 11.4 ms for 8^3;
-  // SM and the SM interpolator keep 8^3 (P5 SM: 80 ms with 4^3, 21 ms with 8^3; P6: 4.1 / 3.3).
-  if (dim == 3) bs[0] = bs[1] = bs[2] = (m == Method::Output && tsize == 8 && w >= 8) ? 4 : 8;
+  // Double output-driven spreading in 3D runs the register-row kernel, built for 4-wide bins
+  // (spread_output_rows.cu). P5 on the H200: 4x4x8 bins 2.67 ms, 4^3 3.13, 4x8x8 3.90 (its 324
+  // rows need two passes of a 256-thread block). SM and the SM interpolator keep 8^3 (P5 SM:
+  // 80 ms with 4^3, 21 ms with 8^3; P6 SM with lane groups: 8^3 2.47 ms, 8x8x4 2.56, 4^3 3.12).
+  (void)w;
+  if (dim == 3) {
+    bs[0] = bs[1] = bs[2] = 8;
+    if (m == Method::Output && tsize == 8) bs[0] = bs[1] = 4;
+  }
 }
 
 template <typename T>
@@ -98,12 +104,14 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   Method m = o.method;
   // Auto, and Output for type 2, take the fastest method measured on the H200 for the
   // public suite (PERFORMANCE.md): type 1: output-driven in 2D/3D, SM in 1D; type 2: GM in
-  // 1D (coalesced writes of c beat sorted reads), SM for float 2D/3D, GM-sort for double.
+  // 1D (coalesced writes of c beat sorted reads), SM in 2D/3D, except GM-sort for double in
+  // 2D (double 1024^2, M = 4.2e6, tol 1e-9: GM-sort 1.01 ms, SM 1.83; in 3D SM's lane-group
+  // gather wins: P6 2.47 ms against 3.14).
   if (m == Method::Auto || (cfg.type == 2 && m == Method::Output)) {
     if (!o.sort) m = Method::GM;
     else if (cfg.type == 1) m = dim == 1 ? Method::SM : Method::Output;
     else if (dim == 1) m = Method::GM;
-    else m = sizeof(T) == 4 ? Method::SM : Method::GMSort;
+    else m = (sizeof(T) == 8 && dim == 2) ? Method::GMSort : Method::SM;
   }
   ch.method = m;
   int bs[3];

@@ -1,5 +1,12 @@
 // Type 2 interpolation, SM: one block per subproblem stages the bin's tile in shared memory
-// first, then each thread gathers the stencil of one point from it.
+// first, then gathers the stencils from it. Two gathers, chosen by precision from H200
+// measurements (docs/performance.md, 2026-11-29): for double, lane groups (lane_group.cuh: W
+// lanes per point, one per stencil column; P6 2.47 ms against 3.33 ms) - a double stencil row
+// is twice the bytes and w is larger, so contiguous row segments pay; for float, one thread
+// per point (P2 3.52 against 3.92 ms, P4 1.46 against 2.39 ms with groups: at w = 6 the
+// group's shuffles and per-lane kernel evaluation cost more than the bank conflicts they save).
+// Both read an interleaved tile (one 8- or 16-byte load per cell, not one per plane).
+#include "cuda/lane_group.cuh"
 #include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
 #include "cuda/width_dispatch.hpp"
@@ -9,22 +16,54 @@ namespace nufftmp::detail {
 namespace {
 
 template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) interp_sm_kernel(PointsView<T> pts, GridView grid,
+__global__ void __launch_bounds__(256) interp_sm_group_kernel(PointsView<T> pts, GridView grid,
                                                         BinView bins, TileView tile,
                                                         KernelCoeffs<T> kc,
                                                         const Subproblem* subs,
                                                         const cplx<T>* fw, cplx<T>* c) {
   extern __shared__ unsigned char smem_raw[];
-  T* re = reinterpret_cast<T*>(smem_raw);
-  T* im = re + tile.cells;
+  cplx<T>* cells = reinterpret_cast<cplx<T>*>(smem_raw);  // interleaved: one load per cell
   select_vector(c, pts.M, fw, grid.total);
   int origin[3];
   const Subproblem sub = block_subproblem<D>(subs, bins, tile, origin);
-  for_each_tile_cell<D>(tile, origin, grid, [&](int s, auto global) {
-    const cplx<T> val = __ldg(fw + global());
-    re[s] = val.x;
-    im[s] = val.y;
+  const LaneGroup<W> g;
+  TapCoeffs<T> tc;
+  tc.template load<W>(kc, g.dx);
+  for_each_tile_cell<D>(tile, origin, grid,
+                        [&](int s, auto global) { cells[s] = __ldg(fw + global()); });
+  __syncthreads();
+  const int rowz = tile.stride0 * tile.width[1];
+  for_each_point_by_group(g, sub.count, threadIdx.x >> 5, blockDim.x >> 5,
+                          [&](std::int64_t p, bool active) {
+    const std::int64_t i = sub.start + p;
+    T tap[3];
+    group_taps<D>(tc, pts, i, active, tap);
+    int b = 0;
+    if (active) {
+      b = pts.i0[0][i] - origin[0] + g.dx;
+      if (D >= 2) b += tile.stride0 * (pts.i0[1][i] - origin[1]);
+      if (D == 3) b += rowz * (pts.i0[2][i] - origin[2]);
+    }
+    const cplx<T> v = group_gather<W, D>(g, active, tap, [&](int dz, int dy) {
+      return cells[b + rowz * dz + tile.stride0 * dy];
+    });
+    if (active && g.dx == 0) c[pts.perm[i]] = v;
   });
+}
+
+template <typename T, int W, int D>
+__global__ void __launch_bounds__(256) interp_sm_thread_kernel(PointsView<T> pts, GridView grid,
+                                                               BinView bins, TileView tile,
+                                                               KernelCoeffs<T> kc,
+                                                               const Subproblem* subs,
+                                                               const cplx<T>* fw, cplx<T>* c) {
+  extern __shared__ unsigned char smem_raw[];
+  cplx<T>* cells = reinterpret_cast<cplx<T>*>(smem_raw);  // interleaved: one load per cell
+  select_vector(c, pts.M, fw, grid.total);
+  int origin[3];
+  const Subproblem sub = block_subproblem<D>(subs, bins, tile, origin);
+  for_each_tile_cell<D>(tile, origin, grid,
+                        [&](int s, auto global) { cells[s] = __ldg(fw + global()); });
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
@@ -33,12 +72,7 @@ __global__ void __launch_bounds__(256) interp_sm_kernel(PointsView<T> pts, GridV
     point_in_tile<W, D>(kc, pts, i, origin, k, l0);
     c[pts.perm[i]] = gather_stencil<W, D>(k, [&](int dz, int dy) {
       const int b = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
-      return [=](int dx) {
-        cplx<T> v;
-        v.x = re[b + dx];
-        v.y = im[b + dx];
-        return v;
-      };
+      return [=](int dx) { return cells[b + dx]; };
     });
   }
 }
@@ -50,8 +84,13 @@ void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_subproblem(interp_sm_kernel<T, W.value, D.value>, "interp_sm_kernel", a, k, shmem,
-                          as_const_cplx(a.fw), as_cplx(a.c));
+    if constexpr (sizeof(T) == sizeof(double))
+      launch_per_subproblem(interp_sm_group_kernel<T, W.value, D.value>, "interp_sm_group_kernel",
+                            a, k, shmem, as_const_cplx(a.fw), as_cplx(a.c));
+    else
+      launch_per_subproblem(interp_sm_thread_kernel<T, W.value, D.value>,
+                            "interp_sm_thread_kernel", a, k, shmem, as_const_cplx(a.fw),
+                            as_cplx(a.c));
   });
 }
 

@@ -7,6 +7,7 @@
 // short and even, and compared with cuFINUFFT's output-driven method there is no barrier per
 // point and no idle thread.
 #include "cuda/launch_common.cuh"
+#include "cuda/spread_output_rows.hpp"
 #include "cuda/tile_common.cuh"
 #include "cuda/width_dispatch.hpp"
 
@@ -25,7 +26,8 @@ struct Rows {
 // subproblem so that no cell can overflow: every cell's real (imaginary) part is bounded by
 // sum_j |c_j| (kernel values <= 1), and that sum maps to 2^30. The rounding error per add is
 // then 2^-31 sum_j |c_j|, far under float's own rounding of the cell values.
-// Double keeps a floating-point tile (its CAS-loop atomics are the price of 1e-14 accuracy).
+// Double keeps a floating-point tile here (CAS-loop atomics); in 3D with 4-wide bins, the
+// default, double goes to the register-row kernel of spread_output_rows.cu instead.
 template <typename T> struct TileAccum;
 template <> struct TileAccum<float> {
   using type = int;
@@ -126,8 +128,14 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
 
 }  // namespace
 
+// Double in 3D with 4-wide bins goes to the register-row kernel (spread_output_rows.cu).
+static bool use_rows(int dim, int w, std::size_t tsize, const BinView& bins) {
+  return rows_spreader_applies(dim, w, tsize, bins);
+}
+
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
+  if (use_rows(dim, w, sizeof(T), bins)) return spread_rows_shared_bytes(w, bins, np);
   return sm_tile_shared_bytes<T>(dim, w, bins) +
          std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
                             std::size_t(dim) * sizeof(int));
@@ -136,6 +144,9 @@ std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int 
 template <typename T>
 void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
+  if constexpr (sizeof(T) == sizeof(double)) {
+    if (use_rows(a.dim, a.w, sizeof(T), a.bins)) return spread_rows(a, k);
+  }
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {

@@ -22,7 +22,8 @@ TEST(CudaHeuristics, AutoPicksMeasuredWinners) {
   EXPECT_EQ(choose<float>(1, {100000}, 1e-5).method, Method::SM);
   EXPECT_EQ(choose<float>(2, {100000}, 1e-5).method, Method::GM);
   EXPECT_EQ(choose<float>(2, {128, 128, 128}, 1e-5).method, Method::SM);
-  EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).method, Method::GMSort);
+  EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).method, Method::SM);
+  EXPECT_EQ(choose<double>(2, {1024, 1024}, 1e-9).method, Method::GMSort);
   Options o;
   o.method = Method::Output;  // no output-driven interpolator: the best one instead
   EXPECT_EQ(choose<float>(2, {64, 64}, 1e-5, o).method, Method::SM);
@@ -41,7 +42,11 @@ TEST(CudaHeuristics, ExplicitMethodIsKept) {
 
 TEST(CudaHeuristics, TilesFitAndBinsAreClamped) {
   const auto c = choose<double>(1, {64, 64, 64}, 1e-9);
-  EXPECT_EQ(c.bins.size[0], 4);  // double, w = 10: small bins measured faster
+  // Double output-driven in 3D: 4-wide bins for the register-row kernel, 4 x 4 x 8 measured best.
+  EXPECT_EQ(c.method, Method::Output);
+  EXPECT_EQ(c.bins.size[0], 4);
+  EXPECT_EQ(c.bins.size[1], 4);
+  EXPECT_EQ(c.bins.size[2], 8);
   EXPECT_LE(c.shared_bytes, h200_like().smem_optin);
   EXPECT_GT(c.maxsub, 0);
   Options o;

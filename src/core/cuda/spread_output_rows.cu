@@ -1,0 +1,137 @@
+// Output-driven spreading for double precision in 3D, without atomics in shared memory: each
+// thread owns one x-row of the bin's tile and keeps it in registers; the block walks the
+// subproblem's points (staged np at a time) and every thread adds each point's contribution to
+// its own row when the point's y/z stencil covers the row. Hopper has no shared-memory atomic
+// add for 64-bit values (double and 64-bit integer adds both compile to a compare-and-swap
+// loop, ATOMS.CAST.SPIN.64: seen in the SASS), which made the shared-atomic tile of
+// spread_output.cu cost 8.4 ms on P5. Here a point costs, per covered row, RX fused
+// multiply-adds per plane (RX = bin + halo: the x kernel values are staged zero-padded to the
+// row, so the loop has no bounds), all on registers; only the flush uses (global) atomics.
+// Bins are 4 cells wide in x so a row (4 + 2 ceil(w/2) <= 20 complex cells) fits registers.
+#include "cuda/launch_common.cuh"
+#include "cuda/spread_output_rows.hpp"
+#include "cuda/tile_common.cuh"
+#include "cuda/width_dispatch.hpp"
+
+namespace nufftmp::detail {
+
+namespace {
+
+template <int W>
+constexpr int row_len() {
+  return kRowsBinX + 2 * ((W + 1) / 2);
+}
+
+template <int W>
+__global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts, GridView grid,
+                                                          BinView bins, TileView tile,
+                                                          KernelCoeffs<double> kc,
+                                                          const Subproblem* subs, int np,
+                                                          const double2* c, double2* fw) {
+  constexpr int RX = row_len<W>();
+  extern __shared__ unsigned char smem_raw[];
+  double* re = reinterpret_cast<double*>(smem_raw);  // the tile, written once at the end
+  double* im = re + tile.cells;
+  double* kx = im + tile.cells;                      // [np][RX]: x values placed in the row
+  double* kyz = kx + std::int64_t(np) * RX;          // [np][2][W]
+  double2* cv = reinterpret_cast<double2*>(kyz + std::int64_t(np) * 2 * W);  // [np]
+  int* oyz = reinterpret_cast<int*>(cv + np);        // [np][2]: tile row of the stencil's start
+  select_vector(c, pts.M, fw, grid.total);
+  int origin[3];
+  const Subproblem sub = block_subproblem<3>(subs, bins, tile, origin);
+  const int wy = tile.width[1];
+  const int rows = wy * tile.width[2];
+  for (int row0 = 0; row0 < rows; row0 += blockDim.x) {
+    const int row = row0 + threadIdx.x;
+    const bool mine = row < rows;
+    const int ty = row % wy, tz = row / wy;
+    double ar[RX], ai[RX];
+#pragma unroll
+    for (int x = 0; x < RX; ++x) ar[x] = ai[x] = 0.0;
+    for (int first = 0; first < sub.count; first += np) {
+      const int n = min(np, sub.count - first);
+      __syncthreads();  // the previous round's staging is consumed
+      for (int task = threadIdx.x; task < n * 3; task += blockDim.x) {
+        const int p = task / 3, d = task - 3 * p;
+        const std::int64_t i = sub.start + first + p;
+        double k[W];
+        eval_kernel<W>(kc, pts.s[d][i], k);
+        const int off = pts.i0[d][i] - origin[d];
+        if (d == 0) {
+#pragma unroll
+          for (int x = 0; x < RX; ++x) {
+            double v = 0.0;
+#pragma unroll
+            for (int t = 0; t < W; ++t) v = (x - off == t) ? k[t] : v;
+            kx[p * RX + x] = v;
+          }
+          cv[p] = c[pts.perm[i]];
+        } else {
+#pragma unroll
+          for (int t = 0; t < W; ++t) kyz[(2 * p + d - 1) * W + t] = k[t];
+          oyz[2 * p + d - 1] = off;
+        }
+      }
+      __syncthreads();
+      if (!mine) continue;
+      for (int p = 0; p < n; ++p) {
+        const int dy = ty - oyz[2 * p], dz = tz - oyz[2 * p + 1];
+        if (unsigned(dy) >= unsigned(W) || unsigned(dz) >= unsigned(W)) continue;
+        const double wgt = kyz[2 * p * W + dy] * kyz[(2 * p + 1) * W + dz];
+        const double2 cp = cv[p];
+        const double cr = cp.x * wgt, ci = cp.y * wgt;
+        const double2* kp = reinterpret_cast<const double2*>(kx + p * RX);
+#pragma unroll
+        for (int x = 0; x < RX / 2; ++x) {
+          const double2 k2 = kp[x];
+          ar[2 * x] = fma(cr, k2.x, ar[2 * x]);
+          ai[2 * x] = fma(ci, k2.x, ai[2 * x]);
+          ar[2 * x + 1] = fma(cr, k2.y, ar[2 * x + 1]);
+          ai[2 * x + 1] = fma(ci, k2.y, ai[2 * x + 1]);
+        }
+      }
+    }
+    if (mine) {
+      const int s = tile.stride0 * row;
+#pragma unroll
+      for (int x = 0; x < RX; ++x) {
+        re[s + x] = ar[x];
+        im[s + x] = ai[x];
+      }
+    }
+  }
+  __syncthreads();
+  tile_flush<double, 3>(re, im, tile, origin, grid, fw);
+}
+
+}  // namespace
+
+bool rows_spreader_applies(int dim, int w, std::size_t tsize, const BinView& bins) {
+  return tsize == sizeof(double) && dim == 3 && bins.size[0] == kRowsBinX &&
+         kRowsBinX + 2 * ((w + 1) / 2) <= kRowsMaxLen;
+}
+
+std::size_t spread_rows_shared_bytes(int w, const BinView& bins, int np) {
+  const int rx = kRowsBinX + 2 * ((w + 1) / 2);
+  return sm_tile_shared_bytes<double>(3, w, bins) +
+         std::size_t(np) * (std::size_t(rx + 2 * w) * sizeof(double) + sizeof(double2) +
+                            2 * sizeof(int));
+}
+
+void spread_rows(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
+  if (a.pts.M == 0 || a.num_subs == 0) return;
+  const int np = a.points_per_batch > 0 ? a.points_per_batch : 32;
+  // One thread per tile row when they fit a block (196 rows for w = 10: 7 warps, none idle).
+  const TileView tile = make_tile(3, a.w, a.bins);
+  SpreadLaunch<double> l = a;
+  const int rows = tile.width[1] * tile.width[2];
+  l.threads = rows < 256 ? (rows + 31) / 32 * 32 : 256;
+  const std::size_t shmem = spread_rows_shared_bytes(a.w, a.bins, np);
+  dispatch_width_dim<double>(a.w, 3, [&](auto W, auto) {
+    if constexpr (row_len<W.value>() <= kRowsMaxLen)
+      launch_per_subproblem(spread_rows_kernel<W.value>, "spread_rows_kernel", l, k, shmem, np,
+                            as_const_cplx(a.c), as_cplx(a.fw));
+  });
+}
+
+}  // namespace nufftmp::detail
