@@ -10,62 +10,80 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// Both kernels walk their output as x-rows: grid.y strides over rows (vector, z, y), grid.x
+// and the threads over the x cells of a row. A row's coordinates cost two 64-bit divisions
+// per row instead of five per element (a 64-bit division is a long instruction sequence on
+// the GPU); the per-axis table reads of y and z are made once per row too.
+struct RowCoords {
+  std::int64_t b;  // vector
+  std::int64_t i1, i2;
+};
+__device__ __forceinline__ RowCoords row_coords(std::int64_t row, std::int64_t n1,
+                                                std::int64_t n2) {
+  RowCoords r;
+  const std::int64_t t = row / n1;
+  r.i1 = row - t * n1;
+  r.b = t / n2;
+  r.i2 = t - r.b * n2;
+  return r;
+}
+
 template <typename T>
 __global__ void deconvolve_type1_kernel(DeconvView<T> v, const cplx<T>* fw, cplx<T>* f,
-                                        std::int64_t total) {
-  const std::int64_t nm = v.N[0] * v.N[1] * v.N[2];
-  for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < total;
-       q += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t b = q / nm;
-    std::int64_t r = q - b * nm;
-    const std::int64_t i0 = r % v.N[0];
-    r /= v.N[0];
-    const std::int64_t i1 = r % v.N[1];
-    const std::int64_t i2 = r / v.N[1];
-    const std::int64_t fine = v.fine_of_out[0][i0] +
-                              std::int64_t(v.grid.nf[0]) *
-                                  (v.fine_of_out[1][i1] +
-                                   std::int64_t(v.grid.nf[1]) * v.fine_of_out[2][i2]);
-    const T fac = v.factor[0][i0] * v.factor[1][i1] * v.factor[2][i2];
-    const cplx<T> g = fw[b * v.grid.total + fine];
-    cplx<T> out;
-    out.x = g.x * fac;
-    out.y = g.y * fac;
-    f[q] = out;
+                                        std::int64_t rows) {
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const RowCoords r = row_coords(row, v.N[1], v.N[2]);
+    const std::int64_t fine_row =
+        r.b * v.grid.total +
+        std::int64_t(v.grid.nf[0]) *
+            (v.fine_of_out[1][r.i1] + std::int64_t(v.grid.nf[1]) * v.fine_of_out[2][r.i2]);
+    const T fac12 = v.factor[1][r.i1] * v.factor[2][r.i2];
+    for (std::int64_t i0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i0 < v.N[0];
+         i0 += std::int64_t(gridDim.x) * blockDim.x) {
+      const T fac = v.factor[0][i0] * fac12;
+      const cplx<T> g = fw[fine_row + v.fine_of_out[0][i0]];
+      cplx<T> out;
+      out.x = g.x * fac;
+      out.y = g.y * fac;
+      f[row * v.N[0] + i0] = out;
+    }
   }
 }
 
 template <typename T>
 __global__ void pad_deconvolve_type2_kernel(DeconvView<T> v, const cplx<T>* f, cplx<T>* fw,
-                                            std::int64_t total) {
-  const std::int64_t nm = v.N[0] * v.N[1] * v.N[2];
-  const std::int64_t nf0 = v.grid.nf[0], nf1 = v.grid.nf[1];
-  for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < total;
-       q += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t b = q / v.grid.total;
-    std::int64_t r = q - b * v.grid.total;
-    const std::int64_t l0 = r % nf0;
-    r /= nf0;
-    const std::int64_t l1 = r % nf1;
-    const std::int64_t l2 = r / nf1;
-    const int o0 = v.out_of_fine[0][l0], o1 = v.out_of_fine[1][l1], o2 = v.out_of_fine[2][l2];
-    cplx<T> out;
-    out.x = T(0);
-    out.y = T(0);
-    if (o0 >= 0 && o1 >= 0 && o2 >= 0) {
-      const T fac = v.factor[0][o0] * v.factor[1][o1] * v.factor[2][o2];
-      const cplx<T> g = f[b * nm + o0 + v.N[0] * (o1 + v.N[1] * o2)];
-      out.x = g.x * fac;
-      out.y = g.y * fac;
+                                            std::int64_t rows) {
+  const std::int64_t nf0 = v.grid.nf[0];
+  for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const RowCoords r = row_coords(row, v.grid.nf[1], v.grid.nf[2]);
+    const int o1 = v.out_of_fine[1][r.i1], o2 = v.out_of_fine[2][r.i2];
+    const bool row_has_modes = o1 >= 0 && o2 >= 0;
+    const T fac12 = row_has_modes ? v.factor[1][o1] * v.factor[2][o2] : T(0);
+    const cplx<T>* frow =
+        row_has_modes ? f + r.b * v.N[0] * v.N[1] * v.N[2] + v.N[0] * (o1 + v.N[1] * o2) : f;
+    for (std::int64_t l0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; l0 < nf0;
+         l0 += std::int64_t(gridDim.x) * blockDim.x) {
+      const int o0 = v.out_of_fine[0][l0];
+      cplx<T> out;
+      out.x = T(0);
+      out.y = T(0);
+      if (row_has_modes && o0 >= 0) {
+        const T fac = v.factor[0][o0] * fac12;
+        const cplx<T> g = frow[o0];
+        out.x = g.x * fac;
+        out.y = g.y * fac;
+      }
+      fw[row * nf0 + l0] = out;
     }
-    fw[q] = out;
   }
 }
 
-int blocks_for(std::int64_t n) {
-  const std::int64_t b = (n + kThreads - 1) / kThreads;
-  const std::int64_t cap = std::int64_t(1) << 20;
-  return static_cast<int>(b < 1 ? 1 : (b < cap ? b : cap));
+// Blocks over x (enough for one row, at most 2^16) times rows (at most 65535: grid.y's limit).
+dim3 row_grid(std::int64_t rows, std::int64_t n0) {
+  const std::int64_t bx = (n0 + kThreads - 1) / kThreads;
+  const std::int64_t by = rows < 65535 ? rows : 65535;
+  return dim3(static_cast<unsigned>(bx < 1 ? 1 : (bx < 65536 ? bx : 65536)),
+              static_cast<unsigned>(by < 1 ? 1 : by));
 }
 
 }  // namespace
@@ -73,18 +91,18 @@ int blocks_for(std::int64_t n) {
 template <typename T>
 void deconvolve_type1(const DeconvView<T>& v, const std::complex<T>* fw, std::complex<T>* f,
                       int nvec, cudaStream_t stream) {
-  const std::int64_t total = std::int64_t(nvec) * v.N[0] * v.N[1] * v.N[2];
-  deconvolve_type1_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(
-      v, reinterpret_cast<const cplx<T>*>(fw), reinterpret_cast<cplx<T>*>(f), total);
+  const std::int64_t rows = std::int64_t(nvec) * v.N[1] * v.N[2];
+  deconvolve_type1_kernel<T><<<row_grid(rows, v.N[0]), kThreads, 0, stream>>>(
+      v, reinterpret_cast<const cplx<T>*>(fw), reinterpret_cast<cplx<T>*>(f), rows);
   NUFFTMP_CUDA_CHECK_LAUNCH("deconvolve_type1_kernel");
 }
 
 template <typename T>
 void pad_deconvolve_type2(const DeconvView<T>& v, const std::complex<T>* f, std::complex<T>* fw,
                           int nvec, cudaStream_t stream) {
-  const std::int64_t total = std::int64_t(nvec) * v.grid.total;
-  pad_deconvolve_type2_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(
-      v, reinterpret_cast<const cplx<T>*>(f), reinterpret_cast<cplx<T>*>(fw), total);
+  const std::int64_t rows = std::int64_t(nvec) * v.grid.nf[1] * v.grid.nf[2];
+  pad_deconvolve_type2_kernel<T><<<row_grid(rows, v.grid.nf[0]), kThreads, 0, stream>>>(
+      v, reinterpret_cast<const cplx<T>*>(f), reinterpret_cast<cplx<T>*>(fw), rows);
   NUFFTMP_CUDA_CHECK_LAUNCH("pad_deconvolve_type2_kernel");
 }
 
