@@ -137,14 +137,20 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     const std::int64_t nb = std::max<std::int64_t>(
         0, std::min(mopts.batch, mine.first + mine.count - r0));
     auto t0 = Clock::now();
-    if (nb > 0) {
+    // The batch's slices are local work; with several ranks it runs under an agreement on
+    // status, so a failure on one rank (out of memory, say) stops every rank here rather than
+    // leaving the others in the all-gather below.
+    const auto slice_batch = [&] {
+      if (nb == 0) return;
       x.resize(static_cast<std::size_t>(nb * npix));
       y.resize(x.size());
       z.resize(x.size());
       slice_points(positions, refs.data() + r0, nb, scale, x.data(), y.data(), z.data());
       slicer->set_points(nb * npix, x.data(), y.data(), z.data());
       slicer->slice_real(model, S);
-    }
+    };
+    if (size > 1) collective(*comm, slice_batch);
+    else slice_batch();
     rep.slicing_ms += ms_since(t0);
     t0 = Clock::now();
     snorm.assign(static_cast<std::size_t>(nb), 0.0);
