@@ -22,7 +22,7 @@ void usage() {
       "  --generations N         M-TIP generations (default 5)\n"
       "  --M N                   lattice side (default: the file's volume, else 33)\n"
       "  --lambda L              merging regularisation, relative (default 1e-3)\n"
-      "  --n-ref N               reference orientations for matching (default 2000)\n"
+      "  --n-ref N               reference orientations for matching (default 20000)\n"
       "  --checkpoint FILE       checkpoint path (default <output>.ckpt.h5)\n"
       "  --resume                continue from the checkpoint's last generation\n"
       "  --cg-iter N, --cg-tol T conjugate gradients limits (default 200, 1e-6)\n"
@@ -33,6 +33,12 @@ void usage() {
       "  --soft-k K              merge each image at its K best orientations, weighted\n"
       "                          (default 1: hard best match)\n"
       "  --soft-temp A,B         soft weights' temperature, annealed from A to B (default 1,0.2)\n"
+      "  --q-ramp F[,G]          resolution ramp: the first match uses pixels up to F * q_max,\n"
+      "                          rising to q_max over G generations (default 0.3, G: two\n"
+      "                          thirds of the matching generations; 1: no ramp)\n"
+      "  --n-ref-min N           fewest references while the ramp cuts q (default 500)\n"
+      "  --match-iter N          match + merge rounds per generation (default 3)\n"
+      "  --match-phased          match against the phased model, not the merged one\n"
       "  --match-batch N         reference slices per rank and matching step (default 256)\n"
       "  --double                double precision NUFFTs (default float)\n"
       "  --cpu                   force the CPU engine (default: GPU when present)\n"
@@ -66,6 +72,10 @@ int main(int argc, char** argv) {
       {"cg-precondition", no_argument, nullptr, 'P'},
       {"soft-k", required_argument, nullptr, 'K'},
       {"soft-temp", required_argument, nullptr, 't'},
+      {"q-ramp", required_argument, nullptr, 'Q'},
+      {"n-ref-min", required_argument, nullptr, 'N'},
+      {"match-iter", required_argument, nullptr, 'J'},
+      {"match-phased", no_argument, nullptr, 'm'},
       {"cpu", no_argument, nullptr, 'C'},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
@@ -98,6 +108,15 @@ int main(int argc, char** argv) {
         ro.soft_temp_end = (end && *end == ',') ? std::strtod(end + 1, nullptr) : ro.soft_temp_start;
         break;
       }
+      case 'Q': {
+        char* end = nullptr;
+        ro.q_ramp_start = std::strtod(optarg, &end);
+        ro.q_ramp_generations = (end && *end == ',') ? std::atoi(end + 1) : -1;
+        break;
+      }
+      case 'N': ro.n_ref_min = std::atoll(optarg); break;
+      case 'J': ro.match_iterations = std::atoi(optarg); break;
+      case 'm': ro.match_phased = true; break;
       case 'C': ro.nufft.backend = Backend::Cpu; break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;
@@ -121,8 +140,13 @@ int main(int argc, char** argv) {
     const auto reports = reconstruct(MPI_COMM_WORLD, ro);
     if (rank == 0 && !reports.empty()) {
       const auto& g = reports.back();
-      if (g.correlation > -2)
-        std::printf("final correlation with the ground truth: %.4f\n", g.correlation);
+      if (g.correlation > -2) {
+        std::printf("final correlation with the ground truth: %.4f (density), %.4f (intensity)",
+                    g.correlation, g.intensity_correlation);
+        if (!ro.known_orientations && g.orientation_error_deg >= 0)
+          std::printf(", median orientation error %.1f deg", g.orientation_error_deg);
+        std::printf("\n");
+      }
       std::printf("results: %s\n", ro.output.c_str());
     }
   } catch (const std::exception& e) {

@@ -174,6 +174,28 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b);
 // (rec(-r)); the aligned copy of rec in *aligned when given.
 double aligned_correlation(const std::vector<double>& rec, const std::vector<double>& ref,
                            std::int64_t M, std::vector<double>* aligned = nullptr);
+// A reconstruction from unknown orientations is the truth seen in an arbitrary frame: its
+// orientations are q_rec = g q_true for one global rotation g (and its model is the truth
+// rotated by R(g)), which translation and inversion alone cannot undo.
+// The least-squares mean of q_rec[i] conj(q_true[i]) (the eigenvector of the largest
+// eigenvalue of sum_i p_i p_i^T, sign-free): g. *spread, when given: the fraction of the sum
+// that eigenvalue holds (1: every image agrees on g; 0.25: no common rotation).
+// accumulate_rotation_moments adds this rank's images to m (16 values, row-major 4x4) for an
+// all-reduce before mean_rotation_from_moments.
+void accumulate_rotation_moments(const std::vector<Quaternion>& rec,
+                                 const std::vector<Quaternion>& truth, double* m);
+Quaternion mean_rotation_from_moments(const double* m, double* spread = nullptr);
+// The density seen in the truth's frame: out(r) = rho(R(g) r) about its own circular centre of
+// mass (through its Fourier series at the rotated lattice, by a type 2 NUFFT on the CPU).
+std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t M,
+                                   const Quaternion& g);
+// Pearson correlation of two intensity models (autocorrelations, centred order) over the
+// lattice points inside the ball |k| <= M/2, rec read at R(g) k: I_rec(R(g) y) vs I_ref(y).
+// shell_weighted: each point weighted by |k|^2 (a radial-shell mean would otherwise be ruled
+// by the bright centre, which carries no orientation information).
+double rotated_intensity_correlation(const std::vector<double>& ac_rec,
+                                     const std::vector<double>& ac_ref, std::int64_t M,
+                                     const Quaternion& g, bool shell_weighted = false);
 
 // ---------------------------------------------------------------- slicing (slicing.cpp)
 // Evaluates a model (M^3 modes, centred order) at slice points: a 3D type 2 NUFFT batched
@@ -334,18 +356,43 @@ struct ReconstructOptions {
   bool known_orientations = false;
   int generations = 5;
   std::int64_t M = 0;  // 0: volume size of the input if present, else 33
-  std::int64_t n_ref = 2000;
+  // Reference orientations at full resolution. Hard matching snaps each image to its nearest
+  // reference, so the set's spacing must be finer than the speckle's angular size at the edge
+  // of the detector (about 2 / M radians): on the CPU demo (M = 33), 2000 references (covering
+  // angle 16 deg) phase at best to 0.92 even with the true orientations snapped to them and
+  // confuse a fifth of the images with their Friedel twin (rotated 180 deg about the beam);
+  // 20000 (7 deg) reach 0.97, as the true orientations do.
+  std::int64_t n_ref = 20000;
   // Soft assignment: each image is merged at its soft_k best orientations, weighted by
   // soft_weights with a temperature going geometrically from soft_temp_start (generation 2,
   // the first match) to soft_temp_end (last generation), in units of the mean over all images
   // of the spread cost_{k-1} - cost_0 (scale-free). soft_k = 1: hard best match.
-  // Off by default: on the CPU demo data (400 images of 32^2, M = 33, 2000 references) it did
-  // not converge from random orientations either: corr 0.63-0.77 after 10-15 generations
-  // (k = 10: 0.69; k = 200 at 0.3 -> 0.03: peak 0.81, end 0.72), hard matching 0.66-0.75.
-  // Kept for experiments (issue 5): the merge takes it at any k for the cost of one slice per
-  // used reference.
+  // Off by default: the numbers once recorded against it (0.63-0.81 on the CPU demo, as hard
+  // matching) were taken matching against the phased model with 2000 references, and measured
+  // without undoing the frame rotation; hard matching against the merged model converges (see
+  // n_ref, match_iterations, match_phased). Kept for experiments: the merge takes it at any k
+  // for the cost of one slice per used reference.
   std::int64_t soft_k = 1;
   double soft_temp_start = 1.0, soft_temp_end = 0.2;
+  // Resolution ramp: generation 2 (the first match) matches only the pixels with
+  // |q| <= q_ramp_start * q_max, and the cut rises linearly to q_max over q_ramp_generations
+  // matching generations (-1: the first two thirds of them; 1.0 or 0: every pixel from the
+  // start). Low q first: few, wide minima that a coarse reference set resolves, so the early
+  // rounds are cheap and the model's envelope settles before its detail is asked for.
+  double q_ramp_start = 0.3;
+  int q_ramp_generations = -1;
+  // The orientations an image's cut can tell apart scale as 1 / q: with the ramp the reference
+  // set grows as (cut / q_max)^3 up to n_ref, from at least n_ref_min.
+  std::int64_t n_ref_min = 500;
+  // Match and merge this many times per generation before phasing. From a random start the
+  // assignment needs tens of match/merge rounds to lock in (hard assignment is an EM-like
+  // fixed-point iteration); phasing between each would only cost time.
+  int match_iterations = 3;
+  // Model the images are matched against: the merged autocorrelation (false, default) or the
+  // phased density's autocorrelation (true). Early on the merge is inconsistent and phasing
+  // it fails (Fourier error 0.3-0.4): its autocorrelation is then further from the data than
+  // the merge, and matching against it never left random orientations on the CPU demo.
+  bool match_phased = false;
   bool resume = false;
   bool use_double = false;
   MergeOptions merge;
@@ -360,7 +407,18 @@ struct GenerationReport {
   double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
   int cg_iterations = 0;
   double cg_residual = 0, fourier_error = 0;
-  double correlation = -2;  // with the ground truth when present, else -2
+  // Density correlation with the ground truth when present, else -2: aligned over translation
+  // and inversion and, from unknown orientations, over the frame (the global rotation of the
+  // reconstructed orientations against the file's true ones, when the file has them).
+  double correlation = -2;
+  // Intensity (|k|^2-weighted Pearson over the ball |k| <= M/2) in the same frame, -2 if no truth.
+  double intensity_correlation = -2;
+  // Median angle (degrees) between each image's orientation and its truth after removing the
+  // global rotation (-1 without true orientations), and the frame agreement (1: one common
+  // rotation for every image; 0.25: none).
+  double orientation_error_deg = -1, frame_agreement = 0;
+  std::int64_t n_ref = 0;   // references matched against this generation (0: none)
+  double q_cut = 0;         // matched pixels' |q| limit, fraction of q_max
 };
 // Collective. Runs the generations, writes output (and the checkpoint) every generation.
 std::vector<GenerationReport> reconstruct(MPI_Comm comm, const ReconstructOptions& ropts);

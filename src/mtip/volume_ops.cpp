@@ -1,11 +1,13 @@
 // Operations on M^3 volumes: autocorrelation, intensity on the reciprocal lattice, and the
 // correlation of a reconstruction with the truth up to the ambiguities of phasing
-// (translation and inversion).
+// (translation and inversion) and, from unknown orientations, of the frame (a global rotation).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "fft3d.hpp"
 #include "nufftmp/mtip.hpp"
+#include "nufftmp/plan.hpp"
 
 namespace nufftmp::mtip {
 
@@ -124,6 +126,181 @@ double aligned_correlation(const std::vector<double>& rec, const std::vector<dou
   }
   if (aligned) *aligned = std::move(best_copy);
   return best;
+}
+
+}  // namespace nufftmp::mtip
+
+// ---------------------------------------------------------------- frame alignment
+namespace nufftmp::mtip {
+
+void accumulate_rotation_moments(const std::vector<Quaternion>& rec,
+                                 const std::vector<Quaternion>& truth, double* m) {
+  if (rec.size() != truth.size())
+    throw Error(ErrorCode::InvalidArgument, "rotation moments: orientation counts differ");
+  for (std::size_t i = 0; i < rec.size(); ++i) {
+    const Quaternion p = quat_multiply(rec[i], quat_conjugate(truth[i]));
+    const double v[4] = {p.w, p.x, p.y, p.z};
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) m[4 * a + b] += v[a] * v[b];
+  }
+}
+
+Quaternion mean_rotation_from_moments(const double* m, double* spread) {
+  // Cyclic Jacobi on the symmetric 4x4 matrix: the eigenvectors accumulate in V.
+  double A[4][4], V[4][4];
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) A[a][b] = m[4 * a + b], V[a][b] = a == b;
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    double off = 0;
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) off += A[a][b] * A[a][b];
+    if (off < 1e-30) break;
+    for (int p = 0; p < 4; ++p)
+      for (int q = p + 1; q < 4; ++q) {
+        if (std::fabs(A[p][q]) < 1e-300) continue;
+        const double th = 0.5 * std::atan2(2 * A[p][q], A[q][q] - A[p][p]);
+        const double c = std::cos(th), s = std::sin(th);
+        for (int k = 0; k < 4; ++k) {  // A <- A J
+          const double akp = A[k][p], akq = A[k][q];
+          A[k][p] = c * akp - s * akq;
+          A[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 4; ++k) {  // A <- J^T A
+          const double apk = A[p][k], aqk = A[q][k];
+          A[p][k] = c * apk - s * aqk;
+          A[q][k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 4; ++k) {
+          const double vkp = V[k][p], vkq = V[k][q];
+          V[k][p] = c * vkp - s * vkq;
+          V[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  int top = 0;
+  double trace = 0;
+  for (int a = 0; a < 4; ++a) {
+    trace += A[a][a];
+    if (A[a][a] > A[top][top]) top = a;
+  }
+  if (spread) *spread = trace > 0 ? A[top][top] / trace : 0.0;
+  if (!(trace > 0)) return Quaternion{};
+  return quat_normalized({V[0][top], V[1][top], V[2][top], V[3][top]});
+}
+
+std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t M,
+                                   const Quaternion& g) {
+  check_cube(rho, M, "density");
+  const std::int64_t n = M * M * M, h = M / 2;
+  constexpr double kTwoPi = 6.283185307179586476925;
+  // Circular centre of mass per axis (the phase of the first Fourier coefficient), moved to
+  // the lattice origin: the rotation is about the molecule, not about a wrapped-around piece.
+  std::int64_t shift[3];
+  for (int d = 0; d < 3; ++d) {
+    std::complex<double> s = 0;
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i) {
+          const std::int64_t c = d == 0 ? i : d == 1 ? j : k;
+          s += rho[(k * M + j) * M + i] * std::polar(1.0, kTwoPi * c / M);
+        }
+    const double centre = std::arg(s) / kTwoPi * M;  // index, modulo M
+    shift[d] = static_cast<std::int64_t>(std::llround(centre)) - h;
+  }
+  std::vector<std::complex<double>> f(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i)
+        f[(k * M + j) * M + i] =
+            rho[(wrap(k + shift[2], M) * M + wrap(j + shift[1], M)) * M + wrap(i + shift[0], M)];
+  // out(r) = rho(G r) has the spectrum F(G^T... ): sum_r rho(G r) e^{-i k.r} = F(G k) with
+  // F(x) = sum_n rho_n e^{-i n.x}, read at x = G (2 pi k / M) (inside [-3pi, 3pi)).
+  const auto m = quat_to_matrix(g);
+  std::vector<double> x(static_cast<std::size_t>(n)), y(x.size()), z(x.size());
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const double a = kTwoPi * (i - h) / M, b = kTwoPi * (j - h) / M, c = kTwoPi * (k - h) / M;
+        const std::int64_t p = (k * M + j) * M + i;
+        x[p] = m[0] * a + m[1] * b + m[2] * c;
+        y[p] = m[3] * a + m[4] * b + m[5] * c;
+        z[p] = m[6] * a + m[7] * b + m[8] * c;
+      }
+  Options o;
+  o.backend = Backend::Cpu;
+  o.modeord = 0;
+  Plan<double> plan(2, {M, M, M}, -1, 1, 1e-9, o);
+  plan.set_points_host(n, x.data(), y.data(), z.data());
+  std::vector<std::complex<double>> vals(static_cast<std::size_t>(n));
+  plan.execute_host(vals.data(), f.data());
+  // Back to real space: the corners of the cube (|k| > M/2) rotate in from outside the
+  // lattice's band (aliases), so only the inscribed ball is kept.
+  Fft3d<double> fft(M, M, M);
+  std::fill(fft.data(), fft.data() + n, std::complex<double>(0));
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
+        if (4 * r2 > double(M * M)) continue;
+        fft.data()[(centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M)] =
+            vals[(k * M + j) * M + i];
+      }
+  fft.backward();
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i)
+        out[(k * M + j) * M + i] =
+            fft.data()[(centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M)]
+                .real() / static_cast<double>(n);
+  return out;
+}
+
+double rotated_intensity_correlation(const std::vector<double>& ac_rec,
+                                     const std::vector<double>& ac_ref, std::int64_t M,
+                                     const Quaternion& g, bool shell_weighted) {
+  check_cube(ac_rec, M, "autocorrelation");
+  check_cube(ac_ref, M, "reference autocorrelation");
+  const std::int64_t h = M / 2;
+  constexpr double kTwoPi = 6.283185307179586476925;
+  const auto ref = intensity_from_ac(ac_ref, M);
+  const auto m = quat_to_matrix(g);
+  std::vector<double> x, y, z, wref, w;
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
+        if (4 * r2 > double(M * M)) continue;
+        const double a = kTwoPi * (i - h) / M, b = kTwoPi * (j - h) / M, c = kTwoPi * (k - h) / M;
+        x.push_back(m[0] * a + m[1] * b + m[2] * c);
+        y.push_back(m[3] * a + m[4] * b + m[5] * c);
+        z.push_back(m[6] * a + m[7] * b + m[8] * c);
+        wref.push_back(ref[(k * M + j) * M + i]);
+        w.push_back(shell_weighted ? r2 : 1.0);
+      }
+  const std::int64_t np = static_cast<std::int64_t>(x.size());
+  Options o;
+  o.backend = Backend::Cpu;
+  o.modeord = 0;
+  Plan<double> plan(2, {M, M, M}, +1, 1, 1e-9, o);
+  plan.set_points_host(np, x.data(), y.data(), z.data());
+  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end()), vals(x.size());
+  plan.execute_host(vals.data(), f.data());
+  double sw = 0, ma = 0, mb = 0;
+  for (std::int64_t p = 0; p < np; ++p) {
+    sw += w[p];
+    ma += w[p] * vals[p].real();
+    mb += w[p] * wref[p];
+  }
+  ma /= sw, mb /= sw;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::int64_t p = 0; p < np; ++p) {
+    const double a = vals[p].real() - ma, b = wref[p] - mb;
+    sab += w[p] * a * b;
+    saa += w[p] * a * a;
+    sbb += w[p] * b * b;
+  }
+  return (saa > 0 && sbb > 0) ? sab / std::sqrt(saa * sbb) : 0.0;
 }
 
 }  // namespace nufftmp::mtip

@@ -3,6 +3,7 @@
 // generation, and the full loop (matching) runs.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "mpi_fixture.hpp"
@@ -142,4 +143,43 @@ TEST(MtipReconstruct, FullLoopSoftAssignment) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank_of() == 0)
     for (const char* f : {"_data.h5", "_soft.h5", "_soft.h5.ckpt.h5"}) std::remove((base + f).c_str());
+}
+
+// The full loop from random orientations converges (issue 5's main job): with the defaults
+// (merged model, three match/merge rounds per generation, resolution ramp) the orientations
+// lock onto one frame and the merged intensity matches the truth's once that frame is undone.
+// The intensity is judged, not the phased density: it is deterministic given the orientations,
+// while phasing is chaotic (see KnownOrientationsCheckpointAndResume). MTIP_TEST_SEED sets the
+// start seed (for measuring the spread below).
+TEST(MtipReconstruct, FullLoopConvergesFromRandomOrientations) {
+  const std::string base = write_data_set();
+  ReconstructOptions ro;
+  ro.input = base + "_data.h5";
+  ro.output = base + "_conv.h5";
+  ro.generations = 8;
+  ro.n_ref = 5000;  // M = 21: speckles of about 2 / 21 rad, 5000 references cover 8-9 deg
+  ro.phase.cycles = 3;
+  ro.nufft.backend = nufftmp::Backend::Cpu;
+  ro.verbose = false;
+  const char* seed = std::getenv("MTIP_TEST_SEED");
+  if (seed) ro.seed = std::strtoull(seed, nullptr, 10);
+  const auto rep = reconstruct(MPI_COMM_WORLD, ro);
+  ASSERT_EQ(rep.size(), 8u);
+  const auto& last = rep.back();
+  // Start seeds 1-9 on this data (2 ranks, 11 s each): intensity 0.9891-0.9970 (8 of 9 at
+  // >= 0.996), median orientation error 7.3-9.5 deg, phased density 0.78-0.93. Unconverged
+  // runs (the old loop: phased model, one round, 2000 references) stay at random orientations
+  // (median error 110-150 deg) with intensity 0.64-0.92 on the demo data, and the spherical
+  // average of the first generation scores 0.85 there.
+  constexpr double kIntensityFloor = 0.98, kOrientationCeiling = 15.0;
+  if (rank_of() == 0)
+    std::printf("full loop: intensity correlation %.4f, density %.4f, orientation error %.1f deg, "
+                "frame agreement %.3f\n",
+                last.intensity_correlation, last.correlation, last.orientation_error_deg,
+                last.frame_agreement);
+  EXPECT_GE(last.intensity_correlation, kIntensityFloor);
+  EXPECT_LE(last.orientation_error_deg, kOrientationCeiling);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_of() == 0)
+    for (const char* f : {"_data.h5", "_conv.h5", "_conv.h5.ckpt.h5"}) std::remove((base + f).c_str());
 }
