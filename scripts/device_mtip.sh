@@ -66,7 +66,8 @@ if want run; then
     local log=$1; shift
     local t0; t0=$(date +%s)
     timeout 300 mpirun -np 1 "$BUILD/apps/nufftmp-mtip" --input "$DATA/data.h5" \
-      --output "$DATA/$log.h5" --generations 2 --n-ref 10000 --phase-cycles 1 "$@" \
+      --output "$DATA/$log.h5" --generations 2 --n-ref 10000 --phase-cycles 1 \
+      --q-ramp 1 --match-iter 1 "$@" \
       > "$OUT/$log.log" 2>&1
     summary+=("$log rc=$? in $(( $(date +%s) - t0 )) s")
   }
