@@ -237,6 +237,9 @@ struct MergeReport {
   double kernel_ms = 0;     // Toeplitz kernel (type 1 of the weights + FFT)
   double rhs_ms = 0;        // A^H D b
   double cg_ms = 0;
+  // Of kernel_ms + rhs_ms, the time in the two type 1 NUFFTs (set_points and execute): the
+  // weights' transform onto the 2M lattice and A^H D b.
+  double nufft_ms = 0;
 };
 // Solves (A^H D A + lambda_abs I) ac = A^H D b, A the slicing operator of every rank's points;
 // each rank passes its own points, weights and data; the result is the same on every rank.
@@ -404,7 +407,12 @@ struct ReconstructOptions {
 };
 struct GenerationReport {
   int generation = 0;
+  // slicing_ms: the reference slices of matching (type 2 NUFFTs); matching_ms: the rest of
+  // matching (products, selection, and the intermediate merges of several match rounds).
   double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
+  // Time in NUFFTs (set_points and execute) within the three stages above: the reference
+  // slices and every merge's two type 1 transforms.
+  double nufft_ms = 0;
   int cg_iterations = 0;
   double cg_residual = 0, fourier_error = 0;
   // Density correlation with the ground truth when present, else -2: aligned over translation

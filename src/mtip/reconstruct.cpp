@@ -203,6 +203,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
   std::vector<GenerationReport> reports;
   bool merged_known = false;
   MergeReport last_merge;
+  double merge_nufft_ms = 0;  // NUFFT time of the merges since the generation began
 
   // One matching pass against `model` (sets st.orientations, or the soft assignment).
   const auto match_once = [&](const std::vector<double>& model, const MatchOptions& mopts,
@@ -280,12 +281,14 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       merger.set_points(nloc * npix, x.data(), y.data(), z.data(), nullptr);
       last_merge = merger.solve(data.data(), ac);
     }
+    merge_nufft_ms += last_merge.nufft_ms;
     st.ac = std::move(ac);
   };
 
   for (int gen = st.generation + 1; gen <= ro.generations; ++gen) {
     GenerationReport g;
     g.generation = gen;
+    merge_nufft_ms = 0;
     // 1-2. Orientation matching, from the second generation on (the first merges the random
     // start: about the spherical average of the images, whose phasing breaks the symmetry).
     if (!ro.known_orientations && !st.density.empty()) {
@@ -332,6 +335,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       g.merging_ms = ms_since(t0);
       merged_known = true;
     }
+    g.nufft_ms = g.slicing_ms + merge_nufft_ms;
     g.cg_iterations = last_merge.iterations;  // of the merge this model comes from
     g.cg_residual = last_merge.residual;
     // 4. Phasing. A fresh start runs on every rank with its own random start and the lowest
@@ -423,6 +427,8 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
         "phasing %.2f s (Fourier err %.3f)",
         gen, ro.generations, g.slicing_ms / 1e3, g.matching_ms / 1e3, g.merging_ms / 1e3,
         g.cg_iterations, g.cg_residual, g.phasing_ms / 1e3, g.fourier_error);
+    say(", NUFFTs %.2f s of %.2f s", g.nufft_ms / 1e3,
+        (g.slicing_ms + g.matching_ms + g.merging_ms) / 1e3);
     if (g.n_ref > 0) say(", %lld refs, q cut %.2f", (long long)g.n_ref, g.q_cut);
     if (g.correlation > -2) say(", corr %.4f (intensity %.4f)", g.correlation, g.intensity_correlation);
     if (!ro.known_orientations && g.orientation_error_deg >= 0)
