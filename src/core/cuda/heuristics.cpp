@@ -127,7 +127,10 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
               ? o.points_per_block
               : env_int("NUFFTMP_CUDA_NP", dim == 3 ? (sizeof(T) == 8 ? 32 : 64)
                                                     : dim == 2 ? 128 : 256);
-  ch.threads = std::min(256, std::max(32, env_int("NUFFTMP_CUDA_THREADS", 256)));  // kernels are built for <= 256
+  // Kernels are built for <= 256 threads, and whole warps: the lane-group gather shuffles
+  // with a full-warp mask, so a partial last warp would be undefined.
+  const int threads = std::min(256, std::max(32, env_int("NUFFTMP_CUDA_THREADS", 256)));
+  ch.threads = (threads + 31) / 32 * 32;
   const Method tiled = (cfg.type == 2) ? Method::SM : m;
   // Shrink the largest bin side until the tile fits the opt-in shared memory.
   for (;;) {

@@ -2,6 +2,8 @@
 // machine (no device needed), against a made-up device description.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "common/plan_config.hpp"
 #include "cuda/heuristics.hpp"
 #include "fake_device.hpp"
@@ -70,6 +72,20 @@ TEST(CudaHeuristics, UserOverridesAreHonoured) {
   EXPECT_EQ(c.bins.count[0], 32);  // fine grid 512
   EXPECT_EQ(c.maxsub, 300);
   EXPECT_EQ(c.np, 40);
+}
+
+// The tuning knob for threads per block is clamped to [32, 256] and rounded up to whole warps
+// (the lane-group gather shuffles with a full-warp mask).
+TEST(CudaHeuristics, ThreadsAreWholeWarps) {
+  ::setenv("NUFFTMP_CUDA_THREADS", "100", 1);
+  const auto a = choose<double>(2, {64, 64, 64}, 1e-9);
+  ::setenv("NUFFTMP_CUDA_THREADS", "1000", 1);
+  const auto b = choose<float>(1, {64, 64}, 1e-5);
+  ::unsetenv("NUFFTMP_CUDA_THREADS");
+  EXPECT_EQ(a.method, Method::SM);
+  EXPECT_EQ(a.threads, 128);
+  EXPECT_EQ(b.threads, 256);
+  EXPECT_EQ(choose<float>(1, {64, 64}, 1e-5).threads, 256);
 }
 
 // A device with almost no shared memory: the tiled methods fall back to GM-sort and say why.
