@@ -136,61 +136,70 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     const std::int64_t r0 = mine.first + step * mopts.batch;
     const std::int64_t nb = std::max<std::int64_t>(
         0, std::min(mopts.batch, mine.first + mine.count - r0));
-    auto t0 = Clock::now();
-    // The batch's slices are local work; with several ranks it runs under an agreement on
-    // status, so a failure on one rank (out of memory, say) stops every rank here rather than
-    // leaving the others in the all-gather below.
-    const auto slice_batch = [&] {
-      if (nb == 0) return;
-      x.resize(static_cast<std::size_t>(nb * npix));
-      y.resize(x.size());
-      z.resize(x.size());
-      slice_points(positions, refs.data() + r0, nb, scale, x.data(), y.data(), z.data());
-      slicer->set_points(nb * npix, x.data(), y.data(), z.data());
-      slicer->slice_real(model, S);
-    };
-    if (size > 1) collective(*comm, slice_batch);
-    else slice_batch();
-    rep.slicing_ms += ms_since(t0);
-    t0 = Clock::now();
-    snorm.assign(static_cast<std::size_t>(nb), 0.0);
-    Sw.resize(static_cast<std::size_t>(nb * npix));
-#pragma omp parallel for schedule(static)
-    for (std::int64_t r = 0; r < nb; ++r) {
-      double n = 0;
-      for (std::int64_t p = 0; p < npix; ++p) {
-        const double s = S[r * npix + p], ws = w.empty() ? s : w[p] * s;
-        Sw[r * npix + p] = static_cast<float>(ws);
-        n += ws * s;
-      }
-      snorm[r] = n;
-    }
+    // Everything of the batch that can fail locally (the slices' NUFFT, every allocation) runs
+    // as one step under an agreement on status when there are several ranks, so a failure on
+    // one rank (out of memory, say) stops every rank here rather than leaving the others in
+    // the all-gather below. What follows the gather cannot throw.
     std::int64_t nall = nb;
+    double slicing_ms = 0, local_ms = 0;
+    const auto local_batch = [&] {
+      auto t = Clock::now();
+      if (nb > 0) {
+        x.resize(static_cast<std::size_t>(nb * npix));
+        y.resize(x.size());
+        z.resize(x.size());
+        slice_points(positions, refs.data() + r0, nb, scale, x.data(), y.data(), z.data());
+        slicer->set_points(nb * npix, x.data(), y.data(), z.data());
+        slicer->slice_real(model, S);
+      }
+      slicing_ms = ms_since(t);
+      t = Clock::now();
+      snorm.assign(static_cast<std::size_t>(nb), 0.0);
+      Sw.resize(static_cast<std::size_t>(nb * npix));
+#pragma omp parallel for schedule(static)
+      for (std::int64_t r = 0; r < nb; ++r) {
+        double n = 0;
+        for (std::int64_t p = 0; p < npix; ++p) {
+          const double s = S[r * npix + p], ws = w.empty() ? s : w[p] * s;
+          Sw[r * npix + p] = static_cast<float>(ws);
+          n += ws * s;
+        }
+        snorm[r] = n;
+      }
+      gidx.resize(static_cast<std::size_t>(nb));
+      for (std::int64_t r = 0; r < nb; ++r) gidx[r] = r0 + r;
+      if (size > 1) {
+        // The gather's layout: every rank's batch in rank order.
+        nall = 0;
+        gidx.clear();
+        for (int q = 0; q < size; ++q) {
+          const Share sq = share_of(nref, q, size);
+          const std::int64_t q0 = sq.first + step * mopts.batch;
+          const std::int64_t nq =
+              std::max<std::int64_t>(0, std::min(mopts.batch, sq.first + sq.count - q0));
+          ncounts[q] = static_cast<int>(nq);
+          ndispls[q] = static_cast<int>(nall);
+          counts[q] = static_cast<int>(nq * npix);
+          displs[q] = static_cast<int>(nall * npix);  // < size * batch * npix: checked below
+          for (std::int64_t r = 0; r < nq; ++r) gidx.push_back(q0 + r);
+          nall += nq;
+        }
+        if (nall * npix > std::numeric_limits<int>::max())
+          throw Error(ErrorCode::InvalidArgument,
+                      "matching: batch x ranks x pixels exceeds an MPI count; lower the batch");
+        Sall.resize(static_cast<std::size_t>(nall * npix));
+        snorm_all.resize(static_cast<std::size_t>(nall));
+      }
+      cross.resize(static_cast<std::size_t>(n_images * nall));
+      local_ms = ms_since(t);
+    };
+    if (size > 1) collective(*comm, local_batch);
+    else local_batch();
+    rep.slicing_ms += slicing_ms;
+    auto t0 = Clock::now();
     const float* Suse = Sw.data();
     const double* nuse = snorm.data();
-    gidx.resize(static_cast<std::size_t>(nb));
-    for (std::int64_t r = 0; r < nb; ++r) gidx[r] = r0 + r;
     if (size > 1) {
-      const auto t1 = Clock::now();
-      nall = 0;
-      gidx.clear();
-      for (int q = 0; q < size; ++q) {
-        const Share sq = share_of(nref, q, size);
-        const std::int64_t q0 = sq.first + step * mopts.batch;
-        const std::int64_t nq =
-            std::max<std::int64_t>(0, std::min(mopts.batch, sq.first + sq.count - q0));
-        ncounts[q] = static_cast<int>(nq);
-        ndispls[q] = static_cast<int>(nall);
-        counts[q] = static_cast<int>(nq * npix);
-        displs[q] = static_cast<int>(nall * npix);  // < size * batch * npix: checked below
-        for (std::int64_t r = 0; r < nq; ++r) gidx.push_back(q0 + r);
-        nall += nq;
-      }
-      if (nall * npix > std::numeric_limits<int>::max())
-        throw Error(ErrorCode::InvalidArgument,
-                    "matching: batch x ranks x pixels exceeds an MPI count; lower the batch");
-      Sall.resize(static_cast<std::size_t>(nall * npix));
-      snorm_all.resize(static_cast<std::size_t>(nall));
       if (MPI_Allgatherv(Sw.data(), counts[rank], MPI_FLOAT, Sall.data(), counts.data(),
                          displs.data(), MPI_FLOAT, *comm) != MPI_SUCCESS ||
           MPI_Allgatherv(snorm.data(), ncounts[rank], MPI_DOUBLE, snorm_all.data(),
@@ -198,9 +207,10 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
         throw Error(ErrorCode::MpiFailure, "matching: MPI_Allgatherv of reference slices failed");
       Suse = Sall.data();
       nuse = snorm_all.data();
-      rep.exchange_ms += ms_since(t1);
+      rep.exchange_ms += ms_since(t0);
     }
-    cross.resize(static_cast<std::size_t>(n_images * nall));
+    rep.gemm_ms += local_ms;  // the weighted slices and buffers count with the products
+    t0 = Clock::now();
     detail::cross_products(images, n_images, Suse, nall, npix, cross.data());
     // cost = ||s||^2 - 2 b.s, or with a fitted scale -(b.s)_+ / ||s|| (the square root of
     // (b.s)^2 / ||s||^2: same order); of equal costs the lowest reference index wins, so the
@@ -229,7 +239,6 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     }
     rep.gemm_ms += ms_since(t0);
   }
-  rep.gemm_ms -= rep.exchange_ms;
   if (report) *report = rep;
   return top;
 }
