@@ -237,8 +237,9 @@ struct MergeReport {
   double kernel_ms = 0;     // Toeplitz kernel (type 1 of the weights + FFT)
   double rhs_ms = 0;        // A^H D b
   double cg_ms = 0;
-  // Of kernel_ms + rhs_ms, the time in the two type 1 NUFFTs (set_points and execute): the
-  // weights' transform onto the 2M lattice and A^H D b.
+  // Of kernel_ms + rhs_ms, the time in the two type 1 NUFFTs (plan creation, set_points and
+  // execute): the weights' transform onto the 2M lattice and A^H D b. kernel_ms and the
+  // kernel's part of nufft_ms belong to set_points: every solve after it reports them again.
   double nufft_ms = 0;
 };
 // Solves (A^H D A + lambda_abs I) ac = A^H D b, A the slicing operator of every rank's points;
