@@ -129,13 +129,9 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
 }  // namespace
 
 // Double in 3D with 4-wide bins goes to the register-row kernel (spread_output_rows.cu).
-static bool use_rows(int dim, int w, std::size_t tsize, const BinView& bins) {
-  return rows_spreader_applies(dim, w, tsize, bins);
-}
-
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
-  if (use_rows(dim, w, sizeof(T), bins)) return spread_rows_shared_bytes(w, bins, np);
+  if (rows_spreader_applies(dim, sizeof(T), bins)) return spread_rows_shared_bytes(w, bins, np);
   return sm_tile_shared_bytes<T>(dim, w, bins) +
          std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
                             std::size_t(dim) * sizeof(int));
@@ -145,7 +141,7 @@ template <typename T>
 void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   if constexpr (sizeof(T) == sizeof(double)) {
-    if (use_rows(a.dim, a.w, sizeof(T), a.bins)) return spread_rows(a, k);
+    if (rows_spreader_applies(a.dim, sizeof(T), a.bins)) return spread_rows(a, k);
   }
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);

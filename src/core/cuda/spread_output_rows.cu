@@ -106,13 +106,15 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
 
 }  // namespace
 
-bool rows_spreader_applies(int dim, int w, std::size_t tsize, const BinView& bins) {
-  return tsize == sizeof(double) && dim == 3 && bins.size[0] == kRowsBinX &&
-         kRowsBinX + 2 * ((w + 1) / 2) <= kRowsMaxLen;
+// Every width a double plan reaches has its register row.
+static_assert(row_len<kMaxWidth>() <= kRowsMaxLen, "register row longer than kRowsMaxLen");
+
+bool rows_spreader_applies(int dim, std::size_t tsize, const BinView& bins) {
+  return tsize == sizeof(double) && dim == 3 && bins.size[0] == kRowsBinX;
 }
 
 std::size_t spread_rows_shared_bytes(int w, const BinView& bins, int np) {
-  const int rx = kRowsBinX + 2 * ((w + 1) / 2);
+  const int rx = make_tile(3, w, bins).width[0];  // the row: bin plus halo
   return sm_tile_shared_bytes<double>(3, w, bins) +
          std::size_t(np) * (std::size_t(rx + 2 * w) * sizeof(double) + sizeof(double2) +
                             2 * sizeof(int));
@@ -121,16 +123,16 @@ std::size_t spread_rows_shared_bytes(int w, const BinView& bins, int np) {
 void spread_rows(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 32;
-  // One thread per tile row when they fit a block (196 rows for w = 10: 7 warps, none idle).
+  // One thread per tile row when they fit a block (w = 10, 4 x 4 x 8 bins: 14 x 18 = 252 rows,
+  // 8 warps); more rows take several passes over the points.
   const TileView tile = make_tile(3, a.w, a.bins);
   SpreadLaunch<double> l = a;
   const int rows = tile.width[1] * tile.width[2];
   l.threads = rows < 256 ? (rows + 31) / 32 * 32 : 256;
   const std::size_t shmem = spread_rows_shared_bytes(a.w, a.bins, np);
   dispatch_width_dim<double>(a.w, 3, [&](auto W, auto) {
-    if constexpr (row_len<W.value>() <= kRowsMaxLen)
-      launch_per_subproblem(spread_rows_kernel<W.value>, "spread_rows_kernel", l, k, shmem, np,
-                            as_const_cplx(a.c), as_cplx(a.fw));
+    launch_per_subproblem(spread_rows_kernel<W.value>, "spread_rows_kernel", l, k, shmem, np,
+                          as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 
