@@ -40,7 +40,7 @@ template <typename T>
 struct AccuracyRun {
   Points<T> pts;
   CheckResult<T> result;
-  double bound = 0;  // 10 x max(requested tolerance, the plan's effective tolerance)
+  double bound = 0;  // factor (10) x max(requested tolerance, the plan's effective tolerance)
 };
 
 // Draws M points of `dist` for `plan` (ntransf 1), runs it on random input and expects the
@@ -50,11 +50,11 @@ struct AccuracyRun {
 template <typename T>
 AccuracyRun<T> expect_accurate(Plan<T>& plan, const std::string& name, Dist dist,
                                std::int64_t M, int modeord, double tol, std::mt19937_64& rng,
-                               std::int64_t max_outputs) {
+                               std::int64_t max_outputs, double factor = 10.0) {
   AccuracyRun<T> run;
   run.pts = make_points<T>(dist, plan.dim(), M, plan.fine_grid(), rng);
   run.result = check_transform(plan, modeord, run.pts, rng, max_outputs);
-  run.bound = 10.0 * std::max(tol, plan.tolerance());
+  run.bound = factor * std::max(tol, plan.tolerance());
   if (std::getenv("NUFFTMP_TEST_VERBOSE"))
     std::printf("%s err %.3g bound %.3g (%s)\n", name.c_str(), run.result.rel_err, run.bound,
                 plan.describe().c_str());

@@ -56,7 +56,12 @@ void run_case(const Case& c) {
   Plan<T> plan(c.type, modes_for(c.dim), c.isign, 1, c.tol, opts);
   ASSERT_EQ(plan.backend(), Backend::Cuda);
   const std::int64_t M = c.dim == 1 ? 2000 : c.dim == 2 ? 3000 : 4000;
-  const auto run = expect_accurate(plan, name, c.dist, M, c.modeord, c.tol, rng, 800);
+  // Float at sigma = 1.25 in 3D: float rounding of the fine grid, amplified by the
+  // deconvolution (1/phihat is large at the band edge when sigma is small) and compounded over
+  // three axes, reaches 10 x tol at tol 1e-5 (1.04e-4 measured once on the H200, 2026-11-29; the
+  // CPU engine 2.6e-5 on other data, 4.8e-5 at tol 1e-6): bound 30 x tol there.
+  const double factor = (c.prec == Prec::Float && c.sigma < 2.0 && c.dim == 3) ? 30.0 : 10.0;
+  const auto run = expect_accurate(plan, name, c.dist, M, c.modeord, c.tol, rng, 800, factor);
   const auto& pts = run.pts;
   const auto& r = run.result;
 
@@ -95,20 +100,20 @@ std::vector<Case> all_cases() {
               cases.push_back({dim, type, prec, m, tol, dist, 2.0, k % 2, (k / 2) % 2 ? 1 : -1});
             }
           }
-  // sigma = 1.25: the widest kernels (float w = 10, double w = 16) through every method.
+  // sigma = 1.25: the widest kernels (float w = 10, 9 in 3D; double w = 16) through every method.
   for (int dim : {1, 2, 3})
     for (Method m : {Method::GMSort, Method::SM, Method::Output})
       for (int type : {1, 2}) {
-        // Float at sigma = 1.25 in 3D: rounding of the float kernel values compounds over three
-        // axes and the deconvolution amplifies it (on the CPU engine too): w = 10 (tol 1e-6)
-        // reached ~3e-5 and tol 1e-5 once 1.04e-4 (H200, 2026-11-29), so 3D checks tol 1e-4.
-        cases.push_back({dim, type, Prec::Float, m, dim == 3 ? 1e-4 : 1e-6, Dist::Uniform, 1.25, 0, 1});
+        // 3D float checks w = 9 (tol 1e-5; see the bound in run_case), 1D/2D w = 10.
+        cases.push_back({dim, type, Prec::Float, m, dim == 3 ? 1e-5 : 1e-6, Dist::Uniform, 1.25, 0, 1});
         cases.push_back({dim, type, Prec::Double, m, 3e-10, Dist::Clustered, 1.25, 1, -1});
       }
   // Double output-driven spreading in 3D takes the register-row kernel with the default 4-wide
   // bins (every 3D double Output case above); other bins take the shared-tile kernel.
-  for (Dist dist : {Dist::Uniform, Dist::Clustered})
+  for (Dist dist : {Dist::Uniform, Dist::Clustered}) {
     cases.push_back({3, 1, Prec::Double, Method::Output, 1e-9, dist, 2.0, 0, 1, 8});
+    cases.push_back({3, 1, Prec::Double, Method::Output, 1e-9, dist, 2.0, 1, -1});  // P5's: w = 10, 4x4x8
+  }
   return cases;
 }
 
