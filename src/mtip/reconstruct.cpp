@@ -122,6 +122,8 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       throw Error(ErrorCode::InvalidArgument, "soft assignment temperatures must be > 0");
     if (!ro.known_orientations && ro.n_ref < 1)
       throw Error(ErrorCode::InvalidArgument, "n-ref = " + std::to_string(ro.n_ref));
+    if (!ro.known_orientations && ro.n_ref_min < 1)
+      throw Error(ErrorCode::InvalidArgument, "n-ref-min = " + std::to_string(ro.n_ref_min));
     if (!(ro.q_ramp_start > 0 && ro.q_ramp_start <= 1) || ro.q_ramp_generations < -1)
       throw Error(ErrorCode::InvalidArgument,
                   "q ramp start = " + std::to_string(ro.q_ramp_start) + " (in (0, 1]), over " +
@@ -156,7 +158,8 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
                            q[2 * npix + p] * q[2 * npix + p]);
       qmax = std::max(qmax, qfrac[p]);
     }
-    for (auto& v : qfrac) v /= qmax;
+    if (qmax > 0)  // (all pixels at q = 0 is a degenerate detector: every cut keeps them)
+      for (auto& v : qfrac) v /= qmax;
   }
 
   State<T> st;
@@ -410,7 +413,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
       }
       stats[2] = rotated_intensity_correlation(st.ac, truth_ac, M, frame, true);
     });
-    MPI_Bcast(stats, 5, MPI_DOUBLE, 0, comm);
+    mpi_check(MPI_Bcast(stats, 5, MPI_DOUBLE, 0, comm), "MPI_Bcast of the generation's scores");
     g.fourier_error = stats[0];
     g.correlation = stats[1];
     g.intensity_correlation = stats[2];
