@@ -361,8 +361,8 @@ struct ReconstructOptions {
   int generations = 5;
   std::int64_t M = 0;  // 0: volume size of the input if present, else 33
   // Reference orientations at full resolution. Hard matching snaps each image to its nearest
-  // reference, so the set's spacing must be finer than the speckle's angular size at the edge
-  // of the detector (about 2 / M radians): on the CPU demo (M = 33), 2000 references (covering
+  // reference, so the set's spacing should approach the speckle's angular size at the edge of
+  // the detector (about 2 / M radians): on the CPU demo (M = 33), 2000 references (covering
   // angle 16 deg) phase at best to 0.92 even with the true orientations snapped to them and
   // confuse a fifth of the images with their Friedel twin (rotated 180 deg about the beam);
   // 20000 (7 deg) reach 0.97, as the true orientations do.

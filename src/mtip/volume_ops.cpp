@@ -213,8 +213,9 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
       for (std::int64_t i = 0; i < M; ++i)
         f[(k * M + j) * M + i] =
             rho[(wrap(k + shift[2], M) * M + wrap(j + shift[1], M)) * M + wrap(i + shift[0], M)];
-  // out(r) = rho(G r) has the spectrum F(G^T... ): sum_r rho(G r) e^{-i k.r} = F(G k) with
-  // F(x) = sum_n rho_n e^{-i n.x}, read at x = G (2 pi k / M) (inside [-3pi, 3pi)).
+  // out(r) = rho(G r): its spectrum is the Fourier series F(x) = sum_n rho_n e^{-i n.x} of rho
+  // read at the rotated frequencies, sum_r rho(G r) e^{-i k.r} = F(G k), i.e. at
+  // x = G (2 pi k / M) (inside [-3pi, 3pi)).
   const auto m = quat_to_matrix(g);
   std::vector<double> x(static_cast<std::size_t>(n)), y(x.size()), z(x.size());
   for (std::int64_t k = 0; k < M; ++k)

@@ -157,7 +157,7 @@ TEST(MtipReconstruct, FullLoopConvergesFromRandomOrientations) {
   ro.input = base + "_data.h5";
   ro.output = base + "_conv.h5";
   ro.generations = 8;
-  ro.n_ref = 5000;  // M = 21: speckles of about 2 / 21 rad, 5000 references cover 8-9 deg
+  ro.n_ref = 5000;  // M = 21: speckles of about 2 / 21 rad, 5000 references cover about 11 deg (20000: 7 deg; spacing goes as N^(-1/3))
   ro.phase.cycles = 3;
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;

@@ -1,13 +1,14 @@
 // Orientation matching on the GPU (match_gpu.hpp): the driver. Per reference batch: the
 // slice points on the device, one type 2 NUFFT (a CUDA Plan on device pointers, as slicing.cpp
 // uses it on host ones), the weighted real slices and their norms, then the cross terms of all
-// images with the batch as one DGEMM and a k-best merge per image. Nothing but the batch's
-// rotation matrices crosses PCIe on one rank; with several ranks the batch's slices go through
-// the host for MPI_Allgatherv (the host path's reference split, see matching.cpp).
+// images with the batch as one DGEMM and a k-best merge per image. On one rank only the
+// batch's rotation matrices and reference indices cross PCIe per batch; with several ranks the
+// batch's slices go through the host for MPI_Allgatherv (the host path's reference split, see
+// matching.cpp).
 //
 // Why DGEMM and double images: on H100/H200 the FP64 tensor-core GEMM peak (67 TFLOP/s) equals
-// the FP32 one, so 2000 images x 1e4 references x 128^2 pixels (6.6e11 flops) costs ~10-15 ms
-// either way, and double sums remove the question the host path answers with double chunk
+// the FP32 one, so 2000 images x 1e4 references x 128^2 pixels (6.6e11 flops) should cost
+// ~10-15 ms either way (arithmetic from the peak, not a measurement), and double sums remove the question the host path answers with double chunk
 // totals (a float sum over 16384 pixels loses ~1e-4 relative, enough to swap near ties). The
 // price is memory: 8 bytes per image pixel resident (262 MB for 2000 x 128^2), and a batch
 // costs (ni + 8 + ...) x batch x npix doubles, bounded by MatchOptions::batch.
