@@ -133,6 +133,43 @@ double aligned_correlation(const std::vector<double>& rec, const std::vector<dou
 // ---------------------------------------------------------------- frame alignment
 namespace nufftmp::mtip {
 
+namespace {
+// The centred lattice frequencies 2 pi (n - M/2) / M (x fastest) rotated by g, at the lattice
+// points with keep(i, j, k, r2) (r2 = |n - M/2|^2); then the Fourier series of the centred
+// M^3 array f evaluated there with the given sign (a CPU type 2 NUFFT at 1e-9).
+struct RotatedSamples {
+  std::vector<double> x, y, z;
+  std::vector<std::complex<double>> values;
+};
+template <typename Keep>
+RotatedSamples rotated_series(std::int64_t M, const Quaternion& g, int isign,
+                              std::vector<std::complex<double>>& f, Keep&& keep) {
+  constexpr double kTwoPi = 6.283185307179586476925;
+  const std::int64_t h = M / 2;
+  const auto m = quat_to_matrix(g);
+  RotatedSamples r;
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
+        if (!keep(i, j, k, r2)) continue;
+        const double a = kTwoPi * (i - h) / M, b = kTwoPi * (j - h) / M, c = kTwoPi * (k - h) / M;
+        r.x.push_back(m[0] * a + m[1] * b + m[2] * c);
+        r.y.push_back(m[3] * a + m[4] * b + m[5] * c);
+        r.z.push_back(m[6] * a + m[7] * b + m[8] * c);
+      }
+  Options o;
+  o.backend = Backend::Cpu;
+  o.modeord = 0;
+  Plan<double> plan(2, {M, M, M}, isign, 1, 1e-9, o);
+  const std::int64_t np = static_cast<std::int64_t>(r.x.size());
+  plan.set_points_host(np, r.x.data(), r.y.data(), r.z.data());
+  r.values.resize(r.x.size());
+  plan.execute_host(r.values.data(), f.data());
+  return r;
+}
+}  // namespace
+
 void accumulate_rotation_moments(const std::vector<Quaternion>& rec,
                                  const std::vector<Quaternion>& truth, double* m) {
   if (rec.size() != truth.size())
@@ -216,24 +253,8 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
   // out(r) = rho(G r): its spectrum is the Fourier series F(x) = sum_n rho_n e^{-i n.x} of rho
   // read at the rotated frequencies, sum_r rho(G r) e^{-i k.r} = F(G k), i.e. at
   // x = G (2 pi k / M) (inside [-3pi, 3pi)).
-  const auto m = quat_to_matrix(g);
-  std::vector<double> x(static_cast<std::size_t>(n)), y(x.size()), z(x.size());
-  for (std::int64_t k = 0; k < M; ++k)
-    for (std::int64_t j = 0; j < M; ++j)
-      for (std::int64_t i = 0; i < M; ++i) {
-        const double a = kTwoPi * (i - h) / M, b = kTwoPi * (j - h) / M, c = kTwoPi * (k - h) / M;
-        const std::int64_t p = (k * M + j) * M + i;
-        x[p] = m[0] * a + m[1] * b + m[2] * c;
-        y[p] = m[3] * a + m[4] * b + m[5] * c;
-        z[p] = m[6] * a + m[7] * b + m[8] * c;
-      }
-  Options o;
-  o.backend = Backend::Cpu;
-  o.modeord = 0;
-  Plan<double> plan(2, {M, M, M}, -1, 1, 1e-9, o);
-  plan.set_points_host(n, x.data(), y.data(), z.data());
-  std::vector<std::complex<double>> vals(static_cast<std::size_t>(n));
-  plan.execute_host(vals.data(), f.data());
+  const std::vector<std::complex<double>> vals =
+      rotated_series(M, g, -1, f, [](auto, auto, auto, double) { return true; }).values;
   // Back to real space: the corners of the cube (|k| > M/2) rotate in from outside the
   // lattice's band (aliases), so only the inscribed ball is kept.
   Fft3d<double> fft(M, M, M);
@@ -262,31 +283,19 @@ double rotated_intensity_correlation(const std::vector<double>& ac_rec,
                                      const Quaternion& g, bool shell_weighted) {
   check_cube(ac_rec, M, "autocorrelation");
   check_cube(ac_ref, M, "reference autocorrelation");
-  const std::int64_t h = M / 2;
-  constexpr double kTwoPi = 6.283185307179586476925;
   const auto ref = intensity_from_ac(ac_ref, M);
-  const auto m = quat_to_matrix(g);
-  std::vector<double> x, y, z, wref, w;
-  for (std::int64_t k = 0; k < M; ++k)
-    for (std::int64_t j = 0; j < M; ++j)
-      for (std::int64_t i = 0; i < M; ++i) {
-        const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
-        if (4 * r2 > double(M * M)) continue;
-        const double a = kTwoPi * (i - h) / M, b = kTwoPi * (j - h) / M, c = kTwoPi * (k - h) / M;
-        x.push_back(m[0] * a + m[1] * b + m[2] * c);
-        y.push_back(m[3] * a + m[4] * b + m[5] * c);
-        z.push_back(m[6] * a + m[7] * b + m[8] * c);
-        wref.push_back(ref[(k * M + j) * M + i]);
-        w.push_back(shell_weighted ? r2 : 1.0);
-      }
-  const std::int64_t np = static_cast<std::int64_t>(x.size());
-  Options o;
-  o.backend = Backend::Cpu;
-  o.modeord = 0;
-  Plan<double> plan(2, {M, M, M}, +1, 1, 1e-9, o);
-  plan.set_points_host(np, x.data(), y.data(), z.data());
-  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end()), vals(x.size());
-  plan.execute_host(vals.data(), f.data());
+  // The inscribed ball only: the cube's corners rotate in from outside the band.
+  std::vector<double> wref, w;
+  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end());
+  const auto r = rotated_series(M, g, +1, f, [&](std::int64_t i, std::int64_t j, std::int64_t k,
+                                                   double r2) {
+    if (4 * r2 > double(M * M)) return false;
+    wref.push_back(ref[(k * M + j) * M + i]);
+    w.push_back(shell_weighted ? r2 : 1.0);
+    return true;
+  });
+  const std::vector<std::complex<double>>& vals = r.values;
+  const std::int64_t np = static_cast<std::int64_t>(vals.size());
   double sw = 0, ma = 0, mb = 0;
   for (std::int64_t p = 0; p < np; ++p) {
     sw += w[p];
