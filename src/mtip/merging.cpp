@@ -251,12 +251,94 @@ void Merger<T>::apply_normal(const std::vector<std::complex<double>>& in,
         out[(k * M + j) * M + i] = g[(wrap(k - h, L) * L + wrap(j - h, L)) * L + wrap(i - h, L)];
 }
 
+namespace {
+// The preconditioned CG of Merger::solve from ac (when it has the model's size) or zero, on
+// (A^H D A + lambda I) x = b with apply_normal(in, out) the Toeplitz operator; the real part
+// of x goes to ac.
+template <typename Impl, typename Apply>
+void solve_cg(Impl& s, Apply&& apply_normal, const std::vector<std::complex<double>>& b,
+              std::vector<double>& ac, MergeReport& rep) {
+  const std::int64_t n = s.model_size();
+  const double lam = s.mopts.lambda * s.weight_sum;
+  std::vector<std::complex<double>> x(static_cast<std::size_t>(n), 0.0), r(b), p, Ap;
+  if (static_cast<std::int64_t>(ac.size()) == n) {
+    for (std::int64_t i = 0; i < n; ++i) x[i] = ac[i];
+    apply_normal(x, Ap);
+    for (std::int64_t i = 0; i < n; ++i) r[i] = b[i] - Ap[i] - lam * x[i];
+  }
+  auto dot = [&](const std::vector<std::complex<double>>& a,
+                 const std::vector<std::complex<double>>& c) {
+    double sum = 0;  // real part suffices: the operator is Hermitian positive definite
+    for (std::int64_t i = 0; i < n; ++i) sum += (std::conj(a[i]) * c[i]).real();
+    return sum;
+  };
+  // z = C^{-1} r with C = Chan's circulant + lambda I, by FFTs on the M^3 lattice (vectors
+  // indexed by k mod M). Eigenvalues are clamped to a small positive floor, so C stays
+  // positive definite even where lambda = 0 and the data leave a direction unmeasured.
+  double emax = 0;
+  for (double e : s.chan_eig) emax = std::max(emax, e);
+  const double floor = 1e-8 * emax + lam;
+  const std::int64_t M = s.M, h = M / 2;
+  std::vector<std::complex<double>> z(static_cast<std::size_t>(n));
+  auto precondition = [&](const std::vector<std::complex<double>>& in,
+                          std::vector<std::complex<double>>& out) {
+    if (!s.mopts.precondition) {
+      out = in;
+      return;
+    }
+    std::complex<double>* g = s.pconv.data();
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i)
+          g[(wrap(k - h, M) * M + wrap(j - h, M)) * M + wrap(i - h, M)] = in[(k * M + j) * M + i];
+    s.pconv.forward();
+    const double norm = 1.0 / static_cast<double>(n);
+    for (std::int64_t i = 0; i < n; ++i) g[i] *= norm / std::max(s.chan_eig[i] + lam, floor);
+    s.pconv.backward();
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i)
+          out[(k * M + j) * M + i] = g[(wrap(k - h, M) * M + wrap(j - h, M)) * M + wrap(i - h, M)];
+  };
+  const double bnorm = std::sqrt(dot(b, b));
+  double rr = dot(r, r);
+  int it = 0;
+  if (bnorm > 0) {
+    precondition(r, z);
+    p = z;
+    double rz = dot(r, z);
+    while (it < s.mopts.max_iter && std::sqrt(rr) > s.mopts.tol * bnorm) {
+      apply_normal(p, Ap);
+      for (std::int64_t i = 0; i < n; ++i) Ap[i] += lam * p[i];
+      const double pAp = dot(p, Ap);
+      if (!(pAp > 0)) break;  // breakdown: p is (numerically) in the null space
+      const double alpha = rz / pAp;
+      for (std::int64_t i = 0; i < n; ++i) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * Ap[i];
+      }
+      rr = dot(r, r);
+      ++it;
+      if (std::sqrt(rr) <= s.mopts.tol * bnorm) break;
+      precondition(r, z);
+      const double rz_new = dot(r, z);
+      const double beta = rz_new / rz;
+      rz = rz_new;
+      for (std::int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    }
+  }
+  rep.iterations = it;
+  rep.residual = bnorm > 0 ? std::sqrt(rr) / bnorm : 0.0;
+  ac.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) ac[i] = x[i].real();
+}
+}  // namespace
+
 template <typename T>
 MergeReport Merger<T>::solve(const T* data, std::vector<double>& ac) {
   Impl& s = *impl_;
   MergeReport rep;
   rep.kernel_ms = s.kernel_ms;
-  const std::int64_t n = s.model_size();
   auto t0 = Clock::now();
   std::vector<std::complex<double>> b;
   adjoint(data, b);
@@ -268,78 +350,7 @@ MergeReport Merger<T>::solve(const T* data, std::vector<double>& ac) {
   // rank (the GPU convolution out of memory, say) then stops every rank here, instead of the
   // others going on to the next collective and waiting there for the failed one.
   collective(s.comm, [&] {
-    const double lam = s.mopts.lambda * s.weight_sum;
-    std::vector<std::complex<double>> x(static_cast<std::size_t>(n), 0.0), r(b), p, Ap;
-    if (static_cast<std::int64_t>(ac.size()) == n) {
-      for (std::int64_t i = 0; i < n; ++i) x[i] = ac[i];
-      apply_normal(x, Ap);
-      for (std::int64_t i = 0; i < n; ++i) r[i] = b[i] - Ap[i] - lam * x[i];
-    }
-    auto dot = [&](const std::vector<std::complex<double>>& a,
-                   const std::vector<std::complex<double>>& c) {
-      double sum = 0;  // real part suffices: the operator is Hermitian positive definite
-      for (std::int64_t i = 0; i < n; ++i) sum += (std::conj(a[i]) * c[i]).real();
-      return sum;
-    };
-    // z = C^{-1} r with C = Chan's circulant + lambda I, by FFTs on the M^3 lattice (vectors
-    // indexed by k mod M). Eigenvalues are clamped to a small positive floor, so C stays
-    // positive definite even where lambda = 0 and the data leave a direction unmeasured.
-    double emax = 0;
-    for (double e : s.chan_eig) emax = std::max(emax, e);
-    const double floor = 1e-8 * emax + lam;
-    const std::int64_t M = s.M, h = M / 2;
-    std::vector<std::complex<double>> z(static_cast<std::size_t>(n));
-    auto precondition = [&](const std::vector<std::complex<double>>& in,
-                            std::vector<std::complex<double>>& out) {
-      if (!s.mopts.precondition) {
-        out = in;
-        return;
-      }
-      std::complex<double>* g = s.pconv.data();
-      for (std::int64_t k = 0; k < M; ++k)
-        for (std::int64_t j = 0; j < M; ++j)
-          for (std::int64_t i = 0; i < M; ++i)
-            g[(wrap(k - h, M) * M + wrap(j - h, M)) * M + wrap(i - h, M)] = in[(k * M + j) * M + i];
-      s.pconv.forward();
-      const double norm = 1.0 / static_cast<double>(n);
-      for (std::int64_t i = 0; i < n; ++i) g[i] *= norm / std::max(s.chan_eig[i] + lam, floor);
-      s.pconv.backward();
-      for (std::int64_t k = 0; k < M; ++k)
-        for (std::int64_t j = 0; j < M; ++j)
-          for (std::int64_t i = 0; i < M; ++i)
-            out[(k * M + j) * M + i] = g[(wrap(k - h, M) * M + wrap(j - h, M)) * M + wrap(i - h, M)];
-    };
-    const double bnorm = std::sqrt(dot(b, b));
-    double rr = dot(r, r);
-    int it = 0;
-    if (bnorm > 0) {
-      precondition(r, z);
-      p = z;
-      double rz = dot(r, z);
-      while (it < s.mopts.max_iter && std::sqrt(rr) > s.mopts.tol * bnorm) {
-        apply_normal(p, Ap);
-        for (std::int64_t i = 0; i < n; ++i) Ap[i] += lam * p[i];
-        const double pAp = dot(p, Ap);
-        if (!(pAp > 0)) break;  // breakdown: p is (numerically) in the null space
-        const double alpha = rz / pAp;
-        for (std::int64_t i = 0; i < n; ++i) {
-          x[i] += alpha * p[i];
-          r[i] -= alpha * Ap[i];
-        }
-        rr = dot(r, r);
-        ++it;
-        if (std::sqrt(rr) <= s.mopts.tol * bnorm) break;
-        precondition(r, z);
-        const double rz_new = dot(r, z);
-        const double beta = rz_new / rz;
-        rz = rz_new;
-        for (std::int64_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
-      }
-    }
-    rep.iterations = it;
-    rep.residual = bnorm > 0 ? std::sqrt(rr) / bnorm : 0.0;
-    ac.resize(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) ac[i] = x[i].real();
+    solve_cg(s, [&](const auto& in, auto& out) { apply_normal(in, out); }, b, ac, rep);
   });
   rep.cg_ms = ms_since(t0);
   return rep;
