@@ -139,7 +139,7 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
   std::vector<double> truth, truth_ac;
   if (info.has_volume && info.volume_M == M) {
     truth = read_volume(comm, ro.input);
-    truth_ac = autocorrelation(truth, M);
+    if (rank == 0) truth_ac = autocorrelation(truth, M);  // the scores are rank 0's work
   }
   const auto all_truth_orient = gather_orientations(comm, local.orientations);
   const double scale = reciprocal_scale(local.positions);
