@@ -3,27 +3,40 @@
 #include <omp.h>
 
 #include "cpu/spread_interp_isa.hpp"
+#include "cpu/vec.hpp"
 #include "cpu/width_dispatch.hpp"
 
 namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
 
 namespace {
 
-// sum_r wr[r] * (row r: W complex cells at base + off[r]), then weighted by kx along x.
-// One flat loop over the W^(D-1) rows with the 2W accumulators in registers.
-template <int R, int W, typename T>
+// sum over the W^(D-1) rows of ky[dy] kz[dz] * (row at base + off[dz * W + dy]: W complex
+// cells), weighted by kx along x. The rows are summed as whole vectors (RowVec) into two
+// accumulators per z-plane, alternating with dy, so that the multiply-adds form two
+// independent chains per vector instead of one of W^(D-1) steps, whose latency bound the
+// old loop.
+template <int D, int W, typename T>
 inline std::complex<T> interp_rows(const T* __restrict base, const std::int64_t* off,
-                                   const T* wr, const T* kx) {
-  T a[2 * W] = {};
-  for (int r = 0; r < R; ++r) {
-    const T* __restrict p = base + off[r];
-    const T w = wr[r];
-    for (int i = 0; i < 2 * W; ++i) a[i] += w * p[i];
+                                   const T* kx, const T* ky, const T* kz) {
+  using Row = RowVec<T, 2 * W>;
+  Row acc;
+  acc.zero();
+  for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
+    Row a[4];
+    for (auto& x : a) x.zero();
+    for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy)
+      a[dy & 3].fma_load(D >= 2 ? ky[dy] : T(1), base + off[dz * W + dy]);
+    a[0].add(a[2]);
+    a[1].add(a[3]);
+    a[0].add(a[1]);
+    acc.fma(D == 3 ? kz[dz] : T(1), a[0]);
   }
+  alignas(64) T s[2 * W];
+  acc.store(s);
   T re = 0, im = 0;
   for (int i = 0; i < W; ++i) {
-    re += kx[i] * a[2 * i];
-    im += kx[i] * a[2 * i + 1];
+    re += kx[i] * s[2 * i];
+    im += kx[i] * s[2 * i + 1];
   }
   return {re, im};
 }
@@ -35,34 +48,32 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   constexpr int R = ipow(W, D - 1);  // x-rows a point touches
   const auto& nf = shape.nf;
   const std::int64_t total = shape.cells(), M = pts.M, n = j1 - j0;
-  alignas(64) T k[3][W];
-  alignas(64) T wr[R];
+  alignas(64) T k[D][KernelEvaluator<T>::padded_width(W)];
   std::int64_t off[R];
   for (std::int64_t j = j0; j < j1; ++j) {
     std::int64_t i0[3] = {0, 0, 0};
+    T x1[D];
     for (int d = 0; d < D; ++d) {
       const double g = pts.g[d][j];
       i0[d] = first_cell(g, W);
-      kernel_values<W>(ker, static_cast<T>(static_cast<double>(i0[d]) - g), k[d]);
+      x1[d] = static_cast<T>(static_cast<double>(i0[d]) - g);
     }
+    kernel_values_axes<D, W>(ker, x1, k);
     // Row offsets (in T units, to the point's first cell in the row) and row weights. x never
     // wraps: the rows carry ghost cells (GridShape::pad).
     const std::int64_t x_start = 2 * (shape.pad + i0[0]);
     if constexpr (D == 1) {
       off[0] = x_start;
-      wr[0] = T(1);
     } else {
       for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
         const std::int64_t z = D == 3 ? wrap_near(i0[2] + dz, nf[2]) : 0;
-        const T kz = D == 3 ? k[2][dz] : T(1);
-        for (int dy = 0; dy < W; ++dy) {
+        for (int dy = 0; dy < W; ++dy)
           off[dz * W + dy] = 2 * (z * nf[1] + wrap_near(i0[1] + dy, nf[1])) * shape.row + x_start;
-          wr[dz * W + dy] = k[1][dy] * kz;
-        }
       }
     }
     for (int v = 0; v < nvec; ++v) {
-      const std::complex<T> val = interp_rows<R, W>(grid + 2 * v * total, off, wr, k[0]);
+      const std::complex<T> val = interp_rows<D, W>(grid + 2 * v * total, off, k[0],
+                                                    k[D > 1 ? 1 : 0], k[D - 1]);
       out[v * n + (j - j0)] = val;
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/kernel.hpp"
+#include "cpu/vec.hpp"
 #include "nufftmp/options.hpp"
 
 #ifndef NUFFTMP_CPU_ISA
@@ -24,8 +25,12 @@ namespace nufftmp::detail::cpu {
 template <typename T>
 struct KernelEvaluator {
   std::vector<T> coef;  // coef[p * w + j], highest power first (as KernelSpec::horner)
+  // The same with rows of wpad (w rounded up to whole 64-byte vectors), zero-padded: the
+  // vector Horner of kernel_values_axes reads whole vectors.
+  std::vector<T> coef_pad;
   int degree = 0;
   int w = 0;
+  int wpad = 0;
   T beta = 0;
   bool horner = true;
 
@@ -34,8 +39,18 @@ struct KernelEvaluator {
       : coef(k.horner.begin(), k.horner.end()),
         degree(k.degree),
         w(k.w),
+        wpad(padded_width(k.w)),
         beta(static_cast<T>(k.beta)),
-        horner(how == KernelEval::Horner) {}
+        horner(how == KernelEval::Horner) {
+    coef_pad.assign(static_cast<size_t>((degree + 1) * wpad), T(0));
+    for (int p = 0; p <= degree; ++p)
+      for (int j = 0; j < w; ++j) coef_pad[p * wpad + j] = coef[p * w + j];
+  }
+
+  static constexpr int padded_width(int w) {
+    constexpr int lanes = 64 / sizeof(T);
+    return (w + lanes - 1) / lanes * lanes;
+  }
 };
 
 namespace NUFFTMP_CPU_ISA {
@@ -70,6 +85,42 @@ inline void kernel_values(const KernelEvaluator<T>& k, T x1, T* __restrict out) 
       const T z = T(2) * (x1 + T(j)) / T(W);
       const T arg = T(1) - z * z;
       out[j] = arg >= T(0) ? std::exp(k.beta * (std::sqrt(arg) - T(1))) : T(0);
+    }
+  }
+}
+
+// out[d][j] = phi(x1[d] + j), j < W, for the D axes of one point; out[d][j] = 0 for
+// W <= j < WP (WP = padded_width(W)). The Horner fit runs on whole vectors, the D axes
+// interleaved: D * WP / lanes independent chains hide the multiply-add latency that a
+// single chain of degree steps would wait on.
+template <int D, int W, typename T>
+inline void kernel_values_axes(const KernelEvaluator<T>& k, const T* x1,
+                               T (*__restrict out)[KernelEvaluator<T>::padded_width(W)]) {
+  constexpr int WP = KernelEvaluator<T>::padded_width(W);
+  constexpr int L = Vec<T>::lanes, NV = WP / L;
+  if (k.horner) {
+    using V = vec_t<T>;
+    const T* __restrict c = k.coef_pad.data();
+    T s[D];
+    for (int d = 0; d < D; ++d) s[d] = T(2) * x1[d] + T(W - 1);
+    V acc[D][NV];
+    for (int i = 0; i < NV; ++i) {
+      V c0;
+      vload(c0, c + i * L);
+      for (int d = 0; d < D; ++d) acc[d][i] = c0;
+    }
+    for (int p = 1; p <= k.degree; ++p)
+      for (int i = 0; i < NV; ++i) {
+        V cp;
+        vload(cp, c + p * WP + i * L);
+        for (int d = 0; d < D; ++d) acc[d][i] = acc[d][i] * s[d] + cp;
+      }
+    for (int d = 0; d < D; ++d)
+      for (int i = 0; i < NV; ++i) vstore(out[d] + i * L, acc[d][i]);
+  } else {
+    for (int d = 0; d < D; ++d) {
+      kernel_values<W>(k, x1[d], out[d]);
+      for (int j = W; j < WP; ++j) out[d][j] = T(0);
     }
   }
 }

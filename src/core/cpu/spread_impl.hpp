@@ -2,7 +2,10 @@
 // of which defines NUFFTMP_CPU_ISA first (see kernel_eval.hpp for why).
 #include <omp.h>
 
+#include <cstdint>
+
 #include "cpu/spread_interp_isa.hpp"
+#include "cpu/vec.hpp"
 #include "cpu/width_dispatch.hpp"
 
 namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
@@ -13,26 +16,46 @@ namespace {
 // the box cells (not per point) are then cheaper.
 constexpr int kMaxThreadsForLockedAdd = 4;
 
-// Adds wr[r] * kc (W interleaved complex values) to each of R rows at base + roff[r]: one flat
-// loop over the W^(D-1) rows, kc held in registers.
-template <int R, int W, typename T>
-inline void spread_rows(T* __restrict base, const std::int64_t* roff, const T* wr,
-                        const T* __restrict kc) {
-  for (int r = 0; r < R; ++r) {
-    T* __restrict p = base + roff[r];
-    const T w = wr[r];
-    for (int i = 0; i < 2 * W; ++i) p[i] += w * kc[i];
+// Adds ky[dy] * kz[dz] * kc to the W^(D-1) rows of one point, NV aligned vectors per row:
+// kc is the point's x-kernel times its strength, shifted to the vector boundary (zeros
+// around it), kz is folded into kc once per z-plane and the y/z loops have constant trip
+// counts, so the rows cost NV loads, multiply-adds and stores each and nothing else.
+template <int D, int W, int NV, typename T>
+inline void spread_rows(T* __restrict p0, std::int64_t ystride, std::int64_t zstride,
+                        const T* __restrict kc, const T* ky, const T* kz) {
+  using V = vec_t<T>;
+  constexpr int L = Vec<T>::lanes;
+  V kv[NV];
+  for (int i = 0; i < NV; ++i) vload(kv[i], kc + i * L);
+  for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
+    V kzv[NV];
+    for (int i = 0; i < NV; ++i) kzv[i] = D == 3 ? kv[i] * kz[dz] : kv[i];
+    T* __restrict pz = p0 + dz * zstride;
+    for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy) {
+      const T y = D >= 2 ? ky[dy] : T(1);
+      T* __restrict p = pz + dy * ystride;
+      for (int i = 0; i < NV; ++i) {
+        V a;
+        vload(a, p + i * L);
+        a += y * kzv[i];
+        vstore(p + i * L, a);
+      }
+    }
   }
 }
 
-// Spreads the points of sp into box (interleaved re/im, nvec boxes of sp.cells() cells). cs
-// receives the subproblem's strengths in sorted order first: c is in the user's order, and a
-// tight gather loop keeps many cache misses in flight where the spreading loop would wait for
-// each one (that alone was 40% of the time for uniform random points).
+// Spreads the points of sp into box (interleaved re/im, nvec boxes of box_reals values, rows
+// of box_row_cells(sp) cells so that every row starts on a 64-byte boundary; box is 64-byte
+// aligned). cs receives the subproblem's strengths in sorted order first: c is in the user's
+// order, and a tight gather loop keeps many cache misses in flight where the spreading loop
+// would wait for each one (that alone was 40% of the time for uniform random points).
 template <int D, int W, typename T>
 void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
-                const std::complex<T>* c, int nvec, T* __restrict box, T* __restrict cs) {
-  const std::int64_t e0 = sp.extent[0], e1 = sp.extent[1], cells = sp.cells();
+                const std::complex<T>* c, int nvec, std::int64_t box_reals, T* __restrict box,
+                T* __restrict cs) {
+  constexpr int C = Vec<T>::cells;
+  constexpr int NV0 = (W + C - 1) / C;  // vectors per row when the point's shift allows
+  const std::int64_t e0 = box_row_cells<T>(sp), e1 = sp.extent[1];
   const std::int64_t M = pts.M, n = sp.end - sp.begin;
   const std::int64_t* perm = pts.perm.data() + sp.begin;
   constexpr std::int64_t kAhead = 32;  // prefetch distance of the random reads
@@ -43,53 +66,57 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
       cs[2 * (v * n + j)] = cv.real();
       cs[2 * (v * n + j) + 1] = cv.imag();
     }
-  for (std::int64_t i = 0; i < 2 * cells * nvec; ++i) box[i] = T(0);
-  constexpr int R = ipow(W, D - 1);  // x-rows a point touches
-  alignas(64) T k[3][W];
-  alignas(64) T kc[2 * W];
-  alignas(64) T wr[R];
-  std::int64_t roff[R];  // row offsets within one box, in T units, relative to the point's row
-  for (int dz = 0; dz < (D == 3 ? W : 1); ++dz)
-    for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy) roff[dz * W + dy] = 2 * (dz * e1 + dy) * e0;
+  const std::int64_t used = 2 * e0 * e1 * sp.extent[2];
+  for (int v = 0; v < nvec; ++v)
+    for (std::int64_t i = 0; i < used; ++i) box[v * box_reals + i] = T(0);
+  const std::int64_t ystride = 2 * e0, zstride = 2 * e0 * e1;
+  alignas(64) T k[D][KernelEvaluator<T>::padded_width(W)];
+  alignas(64) T kc[2 * (NV0 + 1) * C];  // x-kernel times strength, shifted by the point's x
   for (std::int64_t j = sp.begin; j < sp.end; ++j) {
     std::int64_t off[3] = {0, 0, 0};
+    T x1[D];
     for (int d = 0; d < D; ++d) {
       const double g = pts.g[d][j];
       const std::int64_t i0 = first_cell(g, W);
-      kernel_values<W>(ker, static_cast<T>(static_cast<double>(i0) - g), k[d]);
+      x1[d] = static_cast<T>(static_cast<double>(i0) - g);
       off[d] = i0 - sp.lo[d];
     }
-    if constexpr (D == 1) {
-      wr[0] = T(1);
-    } else {
-      for (int dz = 0; dz < (D == 3 ? W : 1); ++dz)
-        for (int dy = 0; dy < W; ++dy) wr[dz * W + dy] = k[1][dy] * (D == 3 ? k[2][dz] : T(1));
-    }
-    const std::int64_t start = 2 * ((off[2] * e1 + off[1]) * e0 + off[0]);
+    kernel_values_axes<D, W>(ker, x1, k);
+    const int shift = static_cast<int>(off[0] & (C - 1));
+    const std::int64_t start = off[2] * zstride + off[1] * ystride + 2 * (off[0] - shift);
     for (int v = 0; v < nvec; ++v) {
       const T cr = cs[2 * (v * n + j - sp.begin)], ci = cs[2 * (v * n + j - sp.begin) + 1];
+      for (int i = 0; i < 2 * (NV0 + 1) * C; ++i) kc[i] = T(0);
       for (int i = 0; i < W; ++i) {
-        kc[2 * i] = k[0][i] * cr;
-        kc[2 * i + 1] = k[0][i] * ci;
+        kc[2 * (shift + i)] = k[0][i] * cr;
+        kc[2 * (shift + i) + 1] = k[0][i] * ci;
       }
-      spread_rows<R, W>(box + 2 * v * cells + start, roff, wr, kc);
+      // The shift decides how many aligned vectors cover the row: always storing the larger
+      // number was 15% slower (the loop is bound by its stores), and aligned stores beat
+      // unaligned ones of the exact row length by 10-15% (no stores split across lines).
+      T* p0 = box + v * box_reals + start;
+      if (W + shift <= NV0 * C)
+        spread_rows<D, W, NV0>(p0, ystride, zstride, kc, k[D > 1 ? 1 : 0], k[D - 1]);
+      else
+        spread_rows<D, W, NV0 + 1>(p0, ystride, zstride, kc, k[D > 1 ? 1 : 0], k[D - 1]);
     }
   }
 }
 
-// Adds the nvec boxes of sp into the grids, wrapping periodically; x runs are cut where they
-// wrap so that the inner loop stays contiguous.
+// Adds the nvec boxes of sp (box_reals apart) into the grids, wrapping periodically; x runs
+// are cut where they wrap so that the inner loop stays contiguous.
 template <typename T>
-void add_box(const Subproblem& sp, const T* box, int nvec, const GridShape<T>& shape, T* grid,
-             bool atomic) {
+void add_box(const Subproblem& sp, const T* box, std::int64_t box_reals, int nvec,
+             const GridShape<T>& shape, T* grid, bool atomic) {
   const auto& nf = shape.nf;
+  const std::int64_t e0 = box_row_cells<T>(sp);
   const std::int64_t total = shape.cells();
   for (int v = 0; v < nvec; ++v)
     for (std::int64_t z = 0; z < sp.extent[2]; ++z) {
       const std::int64_t gz = wrap_index(sp.lo[2] + z, nf[2]);
       for (std::int64_t y = 0; y < sp.extent[1]; ++y) {
         const std::int64_t gy = wrap_index(sp.lo[1] + y, nf[1]);
-        const T* src = box + 2 * (((v * sp.extent[2] + z) * sp.extent[1] + y) * sp.extent[0]);
+        const T* src = box + v * box_reals + 2 * ((z * sp.extent[1] + y) * e0);
         T* dst = grid + 2 * (v * total + (gz * nf[1] + gy) * shape.row + shape.pad);
         for (std::int64_t l = 0; l < sp.extent[0];) {
           const std::int64_t gx = wrap_index(sp.lo[0] + l, nf[0]);
@@ -113,26 +140,28 @@ void add_box(const Subproblem& sp, const T* box, int nvec, const GridShape<T>& s
 template <int W, typename T>
 void spread_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
                 const GridShape<T>& shape, const std::complex<T>* c, int nvec, T* grid,
-                int nthreads, std::vector<std::vector<T>>& scratch) {
+                std::int64_t box_reals, int nthreads, std::vector<std::vector<T>>& scratch) {
   const auto nsub = static_cast<std::int64_t>(pts.subproblems.size());
   const bool atomic = nthreads > kMaxThreadsForLockedAdd;
 #pragma omp parallel num_threads(nthreads)
   {
-    T* box = scratch[omp_get_thread_num()].data();
-    T* cs = box + 2 * pts.max_subproblem_cells * nvec;
+    T* const buf = scratch[omp_get_thread_num()].data();
+    const auto misalign = reinterpret_cast<std::uintptr_t>(buf) % 64;  // a multiple of sizeof(T)
+    T* box = buf + (misalign == 0 ? 0 : (64 - misalign) / sizeof(T));
+    T* cs = box + box_reals * nvec;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t s = 0; s < nsub; ++s) {
       const Subproblem& sp = pts.subproblems[s];
       switch (shape.dim) {
-        case 1: spread_box<1, W>(sp, pts, ker, c, nvec, box, cs); break;
-        case 2: spread_box<2, W>(sp, pts, ker, c, nvec, box, cs); break;
-        default: spread_box<3, W>(sp, pts, ker, c, nvec, box, cs); break;
+        case 1: spread_box<1, W>(sp, pts, ker, c, nvec, box_reals, box, cs); break;
+        case 2: spread_box<2, W>(sp, pts, ker, c, nvec, box_reals, box, cs); break;
+        default: spread_box<3, W>(sp, pts, ker, c, nvec, box_reals, box, cs); break;
       }
       if (atomic) {
-        add_box(sp, box, nvec, shape, grid, true);
+        add_box(sp, box, box_reals, nvec, shape, grid, true);
       } else {
 #pragma omp critical(nufftmp_cpu_add_box)
-        add_box(sp, box, nvec, shape, grid, false);
+        add_box(sp, box, box_reals, nvec, shape, grid, false);
       }
     }
   }
@@ -143,17 +172,18 @@ void spread_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
 template <typename T>
 void spread_boxes(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
                   const GridShape<T>& shape, const std::complex<T>* c, int nvec, T* grid,
-                  int nthreads, std::vector<std::vector<T>>& scratch) {
+                  std::int64_t box_reals, int nthreads, std::vector<std::vector<T>>& scratch) {
   with_width(ker.w, [&](auto width) {
-    spread_width<decltype(width)::value>(pts, ker, shape, c, nvec, grid, nthreads, scratch);
+    spread_width<decltype(width)::value>(pts, ker, shape, c, nvec, grid, box_reals, nthreads,
+                                         scratch);
   });
 }
 
 template void spread_boxes<float>(const SortedPoints<float>&, const KernelEvaluator<float>&,
                                   const GridShape<float>&, const std::complex<float>*, int,
-                                  float*, int, std::vector<std::vector<float>>&);
+                                  float*, std::int64_t, int, std::vector<std::vector<float>>&);
 template void spread_boxes<double>(const SortedPoints<double>&, const KernelEvaluator<double>&,
                                    const GridShape<double>&, const std::complex<double>*, int,
-                                   double*, int, std::vector<std::vector<double>>&);
+                                   double*, std::int64_t, int, std::vector<std::vector<double>>&);
 
 }  // namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA

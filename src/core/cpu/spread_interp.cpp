@@ -85,15 +85,17 @@ void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
   nthreads = threads_for(point_work(pts.M, ker.w, shape.dim, nvec), nthreads);
   // Buffers are sized here, outside the parallel region, so that a failed allocation is
   // reported and not thrown inside a thread: one box and one strength gather per thread.
+  // The boxes start on a 64-byte boundary: up to 64 bytes more per buffer.
+  const std::int64_t box = box_reals(pts);
   reserve_scratch(scratch, nthreads,
-                  2 * (pts.max_subproblem_cells + pts.max_subproblem_points) * nvec,
+                  (box + 2 * pts.max_subproblem_points) * nvec + 64 / sizeof(T),
                   "spread (subproblem boxes)");
   switch (isa()) {
 #if defined(NUFFTMP_CPU_X86_VARIANTS)
-    case Isa::Avx512: avx512::spread_boxes(pts, ker, shape, c, nvec, g, nthreads, scratch); break;
-    case Isa::Avx2: avx2::spread_boxes(pts, ker, shape, c, nvec, g, nthreads, scratch); break;
+    case Isa::Avx512: avx512::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
+    case Isa::Avx2: avx2::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
 #endif
-    default: generic::spread_boxes(pts, ker, shape, c, nvec, g, nthreads, scratch); break;
+    default: generic::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
   }
 }
 

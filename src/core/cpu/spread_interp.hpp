@@ -37,6 +37,23 @@ inline std::int64_t x_ghosts_for_width(int w) { return w / 2 + 1; }
 template <typename T>
 void fill_x_ghosts(const GridShape<T>& shape, std::complex<T>* grid, int nvec, int nthreads);
 
+// Spreading boxes: rows of whole 64-byte vectors (the loops of spread_impl.hpp store aligned
+// vectors), box_row_cells(sp) cells per x-row; a box takes box_reals(pts) values per vector.
+template <typename T>
+inline std::int64_t box_row_cells(const Subproblem& sp) {
+  constexpr std::int64_t c = 32 / sizeof(T);  // complex cells per 64 bytes
+  return (sp.extent[0] + c - 1) / c * c;
+}
+template <typename T>
+inline std::int64_t box_reals(const SortedPoints<T>& pts) {
+  std::int64_t m = 0;
+  for (const auto& sp : pts.subproblems) {
+    const std::int64_t r = 2 * box_row_cells<T>(sp) * sp.extent[1] * sp.extent[2];
+    m = r > m ? r : m;
+  }
+  return m;
+}
+
 // Zeroes the nvec grids and adds every point's kernel-weighted strength into them. Threads
 // take whole subproblems, spread into a private box (scratch holds one box per thread and is
 // grown as needed) and add the box back into the grid, periodically wrapped, without races.

@@ -9,7 +9,7 @@
   template <typename T>                                                                        \
   void spread_boxes(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,                 \
                     const GridShape<T>& shape, const std::complex<T>* c, int nvec, T* grid,    \
-                    int nthreads, std::vector<std::vector<T>>& scratch);                       \
+                    std::int64_t box_reals, int nthreads, std::vector<std::vector<T>>& scratch);                       \
   template <typename T>                                                                        \
   void interp_points(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,                \
                      const GridShape<T>& shape, const T* grid, int nvec, std::complex<T>* c,   \

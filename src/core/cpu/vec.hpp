@@ -1,0 +1,96 @@
+// 64-byte vectors (GCC/Clang vector extensions) for the x-rows of the spreading and
+// interpolation loops. One type for every instruction-set variant: the AVX-512 build keeps one
+// in a zmm register, the AVX2 build in two ymm, the generic build in four xmm; the arithmetic
+// is written once. Loads and stores go through memcpy (no aliasing or alignment assumptions
+// beyond what the caller states), which compiles to one move per register.
+//
+// Like kernel_eval.hpp, the helpers live in the namespace NUFFTMP_CPU_ISA: each isa_*.cpp
+// compiles its own copy for its instruction set.
+#pragma once
+
+#include <cstring>
+
+#ifndef NUFFTMP_CPU_ISA
+#define NUFFTMP_CPU_ISA generic
+#endif
+
+namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
+
+template <typename T>
+struct Vec {
+  typedef T type __attribute__((vector_size(64)));
+  static constexpr int lanes = 64 / sizeof(T);  // reals per vector
+  static constexpr int cells = lanes / 2;       // interleaved complex cells per vector
+};
+
+template <typename T>
+using vec_t = typename Vec<T>::type;
+
+// Whole vectors, by reference so that no vector crosses a function boundary by value (the
+// ABI of a 64-byte argument differs between the instruction sets).
+template <typename T>
+inline void vload(vec_t<T>& v, const T* p) {
+  std::memcpy(&v, p, sizeof(v));
+}
+template <typename T>
+inline void vstore(T* p, const vec_t<T>& v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
+// N consecutive reals held as whole vectors plus a tail of power-of-two pieces (N even): the
+// W interleaved complex cells of one x-row, loaded without reading past them. Member
+// functions take their operands by reference, for the same reason as vload.
+template <typename T, int N>
+struct RowVec {
+  static constexpr int L = Vec<T>::lanes;
+  static constexpr int NF = N / L, R = N % L;                          // whole vectors, tail
+  static constexpr int P1 = R & (L / 2), P2 = R & (L / 4), P3 = R & (L / 8);  // tail pieces
+  template <int S>
+  struct Piece {
+    typedef T type __attribute__((vector_size((S > 0 ? S : 2) * sizeof(T))));
+  };
+  vec_t<T> f[NF > 0 ? NF : 1];
+  typename Piece<P1>::type t1;
+  typename Piece<P2>::type t2;
+  typename Piece<P3>::type t3;
+
+  void load(const T* p) {
+    for (int i = 0; i < NF; ++i) std::memcpy(&f[i], p + i * L, sizeof(f[i]));
+    if constexpr (P1 > 0) std::memcpy(&t1, p + NF * L, sizeof(t1));
+    if constexpr (P2 > 0) std::memcpy(&t2, p + NF * L + P1, sizeof(t2));
+    if constexpr (P3 > 0) std::memcpy(&t3, p + NF * L + P1 + P2, sizeof(t3));
+  }
+  void store(T* p) const {
+    for (int i = 0; i < NF; ++i) std::memcpy(p + i * L, &f[i], sizeof(f[i]));
+    if constexpr (P1 > 0) std::memcpy(p + NF * L, &t1, sizeof(t1));
+    if constexpr (P2 > 0) std::memcpy(p + NF * L + P1, &t2, sizeof(t2));
+    if constexpr (P3 > 0) std::memcpy(p + NF * L + P1 + P2, &t3, sizeof(t3));
+  }
+  void zero() {
+    for (int i = 0; i < NF; ++i) f[i] = vec_t<T>{};
+    t1 = typename Piece<P1>::type{};
+    t2 = typename Piece<P2>::type{};
+    t3 = typename Piece<P3>::type{};
+  }
+  // this += a * x
+  void fma(T a, const RowVec& x) {
+    for (int i = 0; i < NF; ++i) f[i] += a * x.f[i];
+    if constexpr (P1 > 0) t1 += a * x.t1;
+    if constexpr (P2 > 0) t2 += a * x.t2;
+    if constexpr (P3 > 0) t3 += a * x.t3;
+  }
+  // this += a * (the row at p)
+  void fma_load(T a, const T* p) {
+    RowVec x;
+    x.load(p);
+    fma(a, x);
+  }
+  void add(const RowVec& x) {
+    for (int i = 0; i < NF; ++i) f[i] += x.f[i];
+    if constexpr (P1 > 0) t1 += x.t1;
+    if constexpr (P2 > 0) t2 += x.t2;
+    if constexpr (P3 > 0) t3 += x.t3;
+  }
+};
+
+}  // namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA
