@@ -46,7 +46,7 @@ inline void spread_rows(T* __restrict p0, std::int64_t ystride, std::int64_t zst
 
 // Spreads the points of sp into box (interleaved re/im, nvec boxes of box_reals values, rows
 // of box_row_cells(sp) cells so that every row starts on a 64-byte boundary; box is 64-byte
-// aligned). cs receives the subproblem's strengths in sorted order first: c is in the user's
+// aligned, and all zero on entry: add_box leaves it so). cs receives the subproblem's strengths in sorted order first: c is in the user's
 // order, and a tight gather loop keeps many cache misses in flight where the spreading loop
 // would wait for each one (that alone was 40% of the time for uniform random points).
 template <int D, int W, typename T>
@@ -66,9 +66,6 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
       cs[2 * (v * n + j)] = cv.real();
       cs[2 * (v * n + j) + 1] = cv.imag();
     }
-  const std::int64_t used = 2 * e0 * e1 * sp.extent[2];
-  for (int v = 0; v < nvec; ++v)
-    for (std::int64_t i = 0; i < used; ++i) box[v * box_reals + i] = T(0);
   const std::int64_t ystride = 2 * e0, zstride = 2 * e0 * e1;
   alignas(64) T k[D][KernelEvaluator<T>::padded_width(W)];
   alignas(64) T kc[2 * (NV0 + 1) * C];  // x-kernel times strength, shifted by the point's x
@@ -106,7 +103,7 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
 // Adds the nvec boxes of sp (box_reals apart) into the grids, wrapping periodically; x runs
 // are cut where they wrap so that the inner loop stays contiguous.
 template <typename T>
-void add_box(const Subproblem& sp, const T* box, std::int64_t box_reals, int nvec,
+void add_box(const Subproblem& sp, T* box, std::int64_t box_reals, int nvec,
              const GridShape<T>& shape, T* grid, bool atomic) {
   const auto& nf = shape.nf;
   const std::int64_t e0 = box_row_cells<T>(sp);
@@ -116,20 +113,24 @@ void add_box(const Subproblem& sp, const T* box, std::int64_t box_reals, int nve
       const std::int64_t gz = wrap_index(sp.lo[2] + z, nf[2]);
       for (std::int64_t y = 0; y < sp.extent[1]; ++y) {
         const std::int64_t gy = wrap_index(sp.lo[1] + y, nf[1]);
-        const T* src = box + v * box_reals + 2 * ((z * sp.extent[1] + y) * e0);
+        T* src = box + v * box_reals + 2 * ((z * sp.extent[1] + y) * e0);
         T* dst = grid + 2 * (v * total + (gz * nf[1] + gy) * shape.row + shape.pad);
         for (std::int64_t l = 0; l < sp.extent[0];) {
           const std::int64_t gx = wrap_index(sp.lo[0] + l, nf[0]);
           const std::int64_t run = (sp.extent[0] - l < nf[0] - gx ? sp.extent[0] - l : nf[0] - gx);
-          const T* s = src + 2 * l;
+          T* s = src + 2 * l;
           T* d = dst + 2 * gx;
           if (atomic) {
             for (std::int64_t i = 0; i < 2 * run; ++i) {
 #pragma omp atomic
               d[i] += s[i];
+              s[i] = T(0);
             }
           } else {
-            for (std::int64_t i = 0; i < 2 * run; ++i) d[i] += s[i];
+            for (std::int64_t i = 0; i < 2 * run; ++i) {
+              d[i] += s[i];
+              s[i] = T(0);
+            }
           }
           l += run;
         }
@@ -149,6 +150,10 @@ void spread_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
     const auto misalign = reinterpret_cast<std::uintptr_t>(buf) % 64;  // a multiple of sizeof(T)
     T* box = buf + (misalign == 0 ? 0 : (64 - misalign) / sizeof(T));
     T* cs = box + box_reals * nvec;
+    // Zeroed once here; add_box zeroes what it has read, while it is in cache, so that the
+    // next subproblem finds its box zero (a separate pass per subproblem over boxes larger
+    // than L2 was 4% of the time). Rows' padding cells only ever receive exact zeros.
+    for (std::int64_t i = 0; i < box_reals * nvec; ++i) box[i] = T(0);
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t s = 0; s < nsub; ++s) {
       const Subproblem& sp = pts.subproblems[s];
