@@ -1,5 +1,6 @@
-// GoogleTest main for the M-TIP tests: MPI is initialised for all of them (the library's
-// collective functions need it, also on one rank); the exit status is the worst of all ranks.
+// GoogleTest main of the MPI tests (tests/dist, tests/mtip): MPI is initialised for all of them
+// (collective functions need it, also on one rank); every rank runs every test and the exit
+// status is the worst of all ranks.
 // GPU tests (NUFFTMP_TEST_NEEDS_GPU) exit 77, CTest's "skipped", on every rank when any rank
 // sees no CUDA device.
 #include <gtest/gtest.h>
