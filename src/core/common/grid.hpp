@@ -15,13 +15,6 @@ std::int64_t next_smooth_even(std::int64_t n_min);
 // Fine grid size for N modes: max(sigma N, 2w) rounded up to next_smooth_even.
 std::int64_t fine_grid_size(std::int64_t N, double upsampfac, int w);
 
-// phihat[|k|] for k = 0 .. N/2: the kernel's Fourier transform at frequency k on a fine grid of
-// nf cells, int phi(t) cos(2 pi k t / nf) dt, by Gauss-Legendre quadrature.
-std::vector<double> kernel_fourier_series(std::int64_t N, std::int64_t nf, const KernelSpec& k);
-
-// Gauss-Legendre nodes and weights on [-1, 1].
-void gauss_legendre(int n, std::vector<double>& nodes, std::vector<double>& weights);
-
 // Signed mode of output index i (0 <= i < N) under modeord (0: increasing, 1: FFT order).
 NUFFTMP_HD std::int64_t mode_of_output_index(std::int64_t i, std::int64_t N, int modeord) {
   if (modeord == 0) return i - N / 2;

@@ -76,10 +76,8 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
     if (d < cfg.dim) {
       cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
       fine_total *= static_cast<double>(cfg.nf[d]);
-      cfg.phihat[d] = kernel_fourier_series(cfg.N[d], cfg.nf[d], cfg.kernel);
     } else {
       cfg.nf[d] = 1;
-      cfg.phihat[d] = {1.0};
     }
   }
   if (fine_total > static_cast<double>(kMaxFineTotal))

@@ -1,5 +1,5 @@
-// Everything a plan decides once, before any engine exists: validated parameters, kernel,
-// fine grid and deconvolution factors. Pure C++ (no CUDA, no MPI); both engines read it.
+// Everything a plan decides once, before any engine exists: validated parameters, kernel and
+// fine grid. Pure C++ (no CUDA, no MPI); both engines read it.
 #pragma once
 
 #include <array>
@@ -23,8 +23,6 @@ struct PlanConfig {
   std::array<std::int64_t, 3> nf{1, 1, 1};
   Options opts;
   KernelSpec kernel;
-  // phihat[d][|k|], k = 0 .. N[d]/2 (dims past dim hold {1.0}).
-  std::array<std::vector<double>, 3> phihat;
   std::string warning;  // non-empty when a parameter was adjusted (e.g. tolerance clamped)
 
   std::int64_t num_modes() const { return N[0] * N[1] * N[2]; }
@@ -35,7 +33,8 @@ struct PlanConfig {
 template <typename T> double precision_floor();
 
 // Validates every parameter (throws Error naming the parameter and its value) and computes
-// the kernel, fine grid and deconvolution factors.
+// the kernel and fine grid. The deconvolution factors (common/kernel_ft.hpp) are each engine's to
+// compute where it needs them: the CUDA engine on the device, the CPU engine on the host.
 template <typename T>
 PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, int isign,
                             int ntransf, double tol, const Options& opts);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/grid.hpp"
+#include "common/kernel_ft.hpp"
 #include "cpu/threads.hpp"
 
 namespace nufftmp::detail::cpu {
@@ -11,13 +12,15 @@ template <typename T>
 Deconvolver<T>::Deconvolver(const PlanConfig& cfg, std::int64_t row_, std::int64_t pad_)
     : dim(cfg.dim), N(cfg.N), nf(cfg.nf), row(row_), pad(pad_) {
   for (int d = 0; d < 3; ++d) {
+    const std::vector<double> phihat =
+        d < dim ? kernel_fourier_series(N[d], nf[d], cfg.kernel) : std::vector<double>{1.0};
     fine[d].resize(static_cast<size_t>(N[d]));
     inv[d].resize(static_cast<size_t>(N[d]));
     for (std::int64_t i = 0; i < N[d]; ++i) {
       const std::int64_t k = d < dim ? mode_of_output_index(i, N[d], cfg.opts.modeord) : 0;
       fine[d][i] = d < dim ? fine_index_of_mode(k, nf[d]) : 0;
       // Factors formed in double: phihat spans many decades at the edge of the mode box.
-      inv[d][i] = static_cast<T>(1.0 / cfg.phihat[d][static_cast<size_t>(std::llabs(k))]);
+      inv[d][i] = static_cast<T>(1.0 / phihat[static_cast<size_t>(std::llabs(k))]);
     }
   }
 }

@@ -12,6 +12,7 @@
 
 #include "common/checks.hpp"
 #include "common/grid.hpp"
+#include "common/kernel_ft.hpp"
 #include "cuda/autotune.hpp"
 #include "cuda/bin_sort.hpp"
 #include "cuda/cuda_check.hpp"
@@ -340,6 +341,8 @@ class CudaEngine final : public Engine<T> {
   void build_deconv_tables() {
     for (int d = 0; d < 3; ++d) {
       const std::int64_t N = cfg_.N[d], nf = cfg_.nf[d];
+      const std::vector<double> phihat =
+          d < cfg_.dim ? kernel_fourier_series(N, nf, cfg_.kernel) : std::vector<double>{1.0};
       std::vector<std::int32_t> fine(N);
       std::vector<T> fac(N);
       std::vector<std::int32_t> out(nf, -1);
@@ -347,7 +350,7 @@ class CudaEngine final : public Engine<T> {
         const std::int64_t k = mode_of_output_index(i, N, cfg_.opts.modeord);
         const std::int64_t l = (d < cfg_.dim) ? fine_index_of_mode(k, nf) : 0;
         fine[i] = static_cast<std::int32_t>(l);
-        fac[i] = static_cast<T>(1.0 / cfg_.phihat[d][static_cast<std::size_t>(k < 0 ? -k : k)]);
+        fac[i] = static_cast<T>(1.0 / phihat[static_cast<std::size_t>(k < 0 ? -k : k)]);
         out[l] = static_cast<std::int32_t>(i);
       }
       fine_of_out_[d].allocate(N, device_, stream_, "deconvolution tables");
