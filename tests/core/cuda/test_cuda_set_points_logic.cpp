@@ -46,10 +46,10 @@ TEST(SortIndexWidth, SubproblemCapacityBoundsEveryFill) {
   EXPECT_GE(subproblem_capacity(0, 50, 64), 1);  // never an empty list buffer
 }
 
-TEST(PoolPolicy, DefaultIsHalfTheDevice) {
+TEST(PoolPolicy, DefaultIsAnEighthOfTheDevice) {
   const std::size_t total = std::size_t(141) << 30;
-  EXPECT_EQ(pool_release_threshold(total, nullptr), total / 2);
-  EXPECT_EQ(pool_release_threshold(total, ""), total / 2);
+  EXPECT_EQ(pool_release_threshold(total, nullptr), total / 8);
+  EXPECT_EQ(pool_release_threshold(total, ""), total / 8);
 }
 
 TEST(PoolPolicy, EnvironmentOverrides) {
@@ -64,7 +64,7 @@ TEST(PoolPolicy, EnvironmentOverrides) {
   EXPECT_EQ(pool_release_threshold(total, "1e30"), UINT64_MAX);  // keep everything
   // Nonsense keeps the default.
   for (const char* bad : {"abc", "-5", "12X", "150%", "G", "nan"})
-    EXPECT_EQ(pool_release_threshold(total, bad), total / 2) << bad;
+    EXPECT_EQ(pool_release_threshold(total, bad), total / 8) << bad;
 }
 
 }  // namespace
