@@ -5,8 +5,8 @@
 #   test      ctest -L gpu (CUDA accuracy, behaviour, autotune, set_points)
 #   sanitize  compute-sanitizer memcheck + racecheck on the new set_points path (small cases)
 #   stages    NUFFTMP_CUDA_STAGES=1 bench runs: P1-P8, clustered Q1/Q7, sweep S31f-6
-#   ab        the selectable variants, stage-timed like the above: the gather scatter (P1, P7,
-#             Q1), 64-bit indices (P1), the pool giving memory back at every synchronisation
+#   ab        the selectable variants, stage-timed like the above: the direct scatter (P1, P3,
+#             P7, Q1), 64-bit indices (P1), the pool giving memory back at every synchronisation
 #             (NUFFTMP_CUDA_POOL_RETAIN=0: the old behaviour; P1, P7)
 #   compare   bash .anchors/compare.sh <bench> .anchors/cuperftest public, cluster, sweep
 # Steps run in that order; each checks the time left (LIMIT_S, default 545 s from the start) and
@@ -50,17 +50,17 @@ fi
 if want sanitize; then
   t0=$SECONDS
   T="$BUILD/tests/core/cuda/test_cuda_set_points"
-  { timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
-      --gtest_filter='Sort/CudaSetPoints.GrowAndShrink/default:Sort/CudaSetPoints.BadPointThenGoodPoints/index64_gather:CudaSetPointsMemory.*'
+  { timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+      --gtest_filter='CudaSetPointsMemory.*:Sort/CudaSetPoints.BadPointThenGoodPoints/index64_direct'
     echo "memcheck set_points rc=$?"
-    timeout 15 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
+    timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
       --type 1 --N1 300 --N2 200 --M 2e5 --n_runs 2 --plan_runs 2 --check --json
     echo "memcheck bench 2D type 1 rc=$?"
-    timeout 15 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
+    timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
       --prec d --type 2 --N1 1000 --M 5e4 --n_runs 2 --plan_runs 2 --dist cluster --check --json
     echo "memcheck bench 1D type 2 rc=$?"
-    timeout 25 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
-      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/gather:Sort/CudaSetPoints.GrowAndShrink/index64'
+    timeout 30 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/default'
     echo "racecheck set_points rc=$?"; } > "$OUT/sanitizer.log" 2>&1
   grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log" | tee -a "$summary"
   step "sanitizers in $((SECONDS - t0)) s"
@@ -103,9 +103,10 @@ fi
 
 if want ab; then
   t0=$SECONDS
-  for v in "P1/gather P1 uniform NUFFTMP_CUDA_SCATTER=gather" \
-           "P7/gather P7 uniform NUFFTMP_CUDA_SCATTER=gather" \
-           "Q1/gather P1 cluster NUFFTMP_CUDA_SCATTER=gather" \
+  for v in "P1/direct P1 uniform NUFFTMP_CUDA_SCATTER=direct" \
+           "P3/direct P3 uniform NUFFTMP_CUDA_SCATTER=direct" \
+           "P7/direct P7 uniform NUFFTMP_CUDA_SCATTER=direct" \
+           "Q1/direct P1 cluster NUFFTMP_CUDA_SCATTER=direct" \
            "P1/index64 P1 uniform NUFFTMP_CUDA_INDEX64=1" \
            "P1/retain0 P1 uniform NUFFTMP_CUDA_POOL_RETAIN=0" \
            "P7/retain0 P7 uniform NUFFTMP_CUDA_POOL_RETAIN=0"; do

@@ -164,8 +164,8 @@ __device__ __forceinline__ std::int64_t sorted_position(int bin, std::int64_t j,
   return pos;
 }
 
-// Sorted, pass 2 (direct): every point writes its permutation entry and its i0/s at its sorted
-// position (2 dim + 1 scattered writes per point).
+// Sorted, pass 2 (direct variant, NUFFTMP_CUDA_SCATTER=direct): every point writes its
+// permutation entry and its i0/s at its sorted position (2 dim + 1 scattered writes per point).
 template <typename T, int D, typename I>
 __global__ void scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins,
                                int w, const I* rank, const I* bin_start, I* perm,
@@ -187,7 +187,8 @@ __global__ void scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, Bi
   }
 }
 
-// Sorted, pass 2 (gather variant, step 1): the permutation only (one scattered write).
+// Sorted, pass 2 (gather variant, the default; step 1): the permutation only (one scattered
+// write per point).
 template <typename T, int D, typename I>
 __global__ void scatter_index_kernel(Coords3 coords, std::int64_t M, GridView grid,
                                      BinView bins, int w, const I* rank, const I* bin_start,

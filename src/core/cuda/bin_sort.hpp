@@ -79,10 +79,10 @@ struct PointPrepRequest {
   int device;
   cudaStream_t stream;
   bool force_index64 = false;  // NUFFTMP_CUDA_INDEX64 (tests of the 64-bit path)
-  // NUFFTMP_CUDA_SCATTER=gather: the scatter writes only the permutation, then a second kernel
-  // gathers the coordinates in sorted order and writes i0/s coalesced (one scattered write per
-  // point instead of 2 dim + 1). Default: the direct scatter.
-  bool gather = false;
+  // true (default): the scatter writes only the permutation, then a second kernel gathers the
+  // coordinates in sorted order and writes i0/s coalesced - one scattered write per point
+  // instead of 2 dim + 1 (PERFORMANCE.md). NUFFTMP_CUDA_SCATTER=direct: the direct scatter.
+  bool gather = true;
   StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
 };
 

@@ -70,7 +70,7 @@ class CudaEngine final : public Engine<T> {
         stream_(static_cast<cudaStream_t>(cfg.opts.cuda_stream)),
         stages_(stage_timing_enabled(cfg.opts.debug)),
         index64_(index64_forced_by_env()),
-        gather_(env_is("NUFFTMP_CUDA_SCATTER", "gather")) {
+        gather_(!env_is("NUFFTMP_CUDA_SCATTER", "direct")) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -486,7 +486,7 @@ class CudaEngine final : public Engine<T> {
   cudaStream_t stream_;
   bool stages_;   // stage timings on
   bool index64_;  // NUFFTMP_CUDA_INDEX64: 64-bit sort indices at any M (tests)
-  bool gather_;   // NUFFTMP_CUDA_SCATTER=gather (bin_sort.hpp)
+  bool gather_;   // false with NUFFTMP_CUDA_SCATTER=direct (bin_sort.hpp)
   long set_points_calls_ = 0;
   DeviceProps props_;
   MethodChoice choice_;

@@ -1,7 +1,7 @@
 // set_points called again and again on one CUDA plan (M-TIP sets new points every generation):
 // growing and shrinking M, a bad point on the second call then a good call, clustered points
 // after uniform ones - each result against the direct sum - in the sort's variants (32-bit and
-// 64-bit indices, direct scatter and gather). And the promise of bin_sort.hpp: a second
+// 64-bit indices, gather and direct scatter). And the promise of bin_sort.hpp: a second
 // set_points with no more points than the first allocates nothing.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -54,8 +54,8 @@ struct Variant {
 };
 const Variant kVariants[] = {{"default", nullptr, nullptr},
                              {"index64", "1", nullptr},
-                             {"gather", nullptr, "gather"},
-                             {"index64_gather", "1", "gather"}};
+                             {"direct", nullptr, "direct"},
+                             {"index64_direct", "1", "direct"}};
 
 struct Shape {
   int type;
