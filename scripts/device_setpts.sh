@@ -9,16 +9,18 @@
 #             P7, Q1), 64-bit indices (P1), the pool giving memory back at every synchronisation
 #             (NUFFTMP_CUDA_POOL_RETAIN=0: the old behaviour; P1, P7)
 #   compare   bash .anchors/compare.sh <bench> .anchors/cuperftest public, cluster, sweep
-# Steps run in that order; each checks the time left (LIMIT_S, default 545 s from the start) and
-# is cut short or skipped rather than overrun. compare needs .anchors/ (carried: see
-# ../shared/anchors/README.md). The device gets no .git: pass the commit.
+# Steps run in that order; each checks the time left (LIMIT_S, default 560 s from the start) and
+# is cut short or skipped rather than overrun: typically build ~55 s, tests ~80, sanitizers ~70,
+# stages + a/b ~60, then compare gets the rest (public and cluster complete, sweep as time
+# allows). compare needs .anchors/ (carried: see ../shared/anchors/README.md). The device gets
+# no .git: pass the commit.
 #   NUFFTMP_COMMIT=<sha> bash scripts/device_setpts.sh [build] [test] [sanitize] [stages] [ab]
 #       [compare]                                                    (default: all)
 # Logs under $OUT (7 files); the summary table (scripts/device_setpts_table.py) is printed last.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
-LIMIT_S=${LIMIT_S:-545}
+LIMIT_S=${LIMIT_S:-560}
 T_START=$SECONDS
 left() { echo $((LIMIT_S - (SECONDS - T_START))); }
 summary=$OUT/summary.txt
@@ -41,7 +43,7 @@ fi
 
 if want test; then
   t0=$SECONDS
-  lim=$(( $(left) - 400 )); [ "$lim" -gt 180 ] && lim=180; [ "$lim" -lt 60 ] && lim=60
+  lim=$(( $(left) - 330 )); [ "$lim" -gt 150 ] && lim=150; [ "$lim" -lt 60 ] && lim=60
   (cd "$BUILD" && timeout "$lim" ctest -L gpu --output-on-failure -j 2) > "$OUT/ctest.log" 2>&1
   step "gpu tests rc=$? in $((SECONDS - t0)) s (limit $lim s)"
   grep -E "Test +#|tests passed|tests failed" "$OUT/ctest.log" | tee -a "$summary"
@@ -93,11 +95,11 @@ run_stage() {
 if want stages; then
   t0=$SECONDS
   for c in P1 P2 P3 P4 P5 P6 P7 P8; do
-    [ "$(left)" -lt 320 ] && { step "stages: out of time before $c"; break; }
+    [ "$(left)" -lt 250 ] && { step "stages: out of time before $c"; break; }
     run_stage "$c" "$c" uniform
   done
-  for c in P1 P7; do [ "$(left)" -lt 315 ] && break; run_stage "Q${c#P}" "$c" cluster; done
-  [ "$(left)" -ge 310 ] && run_stage S31f-6 S31f-6 uniform
+  for c in P1 P7; do [ "$(left)" -lt 250 ] && break; run_stage "Q${c#P}" "$c" cluster; done
+  [ "$(left)" -ge 250 ] && run_stage S31f-6 S31f-6 uniform
   step "stages in $((SECONDS - t0)) s"
 fi
 
@@ -110,7 +112,7 @@ if want ab; then
            "P1/index64 P1 uniform NUFFTMP_CUDA_INDEX64=1" \
            "P1/retain0 P1 uniform NUFFTMP_CUDA_POOL_RETAIN=0" \
            "P7/retain0 P7 uniform NUFFTMP_CUDA_POOL_RETAIN=0"; do
-    [ "$(left)" -lt 300 ] && { step "a/b: out of time before ${v%% *}"; break; }
+    [ "$(left)" -lt 235 ] && { step "a/b: out of time before ${v%% *}"; break; }
     # shellcheck disable=SC2086
     run_stage $v
   done
@@ -121,7 +123,7 @@ if want compare; then
   if [ -x .anchors/cuperftest ] && [ -f .anchors/compare.sh ]; then
     : > "$OUT/compare.csv"
     for set in public cluster sweep; do
-      lim=$(( $(left) - 25 ))
+      lim=$(( $(left) - 10 ))
       [ "$lim" -lt 30 ] && { step "compare: no time left for $set"; continue; }
       t0=$SECONDS
       timeout "$lim" bash .anchors/compare.sh "$B" .anchors/cuperftest "$set" > "$OUT/compare_$set.tmp" 2>&1
