@@ -15,7 +15,8 @@ namespace nufftmp::bench {
 namespace {
 
 enum OptId {
-  kPrec = 256, kType, kN1, kN2, kN3, kM, kNtransf, kTol, kIsign, kMethod, kNruns, kSort,
+  kPrec = 256, kType, kN1, kN2, kN3, kM, kNtransf, kTol, kIsign, kMethod, kNruns, kPlanRuns,
+  kSort,
   kBackend, kDist, kCheck, kCheckSamples, kJson, kUpsampfac, kModeord, kSeed, kNthreads,
   kMaxbatch, kDebug, kScaling, kHelp
 };
@@ -97,7 +98,9 @@ const char* scaling_name(Scaling s) noexcept {
 std::string usage_text(const char* prog) {
   std::ostringstream os;
   os << "usage: " << prog << " [flags]\n"
-     << "Times one NUFFT configuration: plan, set_points, execute (warm-up + n_runs).\n\n"
+     << "Times one NUFFT configuration: the first plan and its set_points, execute\n"
+     << "(warm-up + n_runs), set_points again (n_runs), fresh plans with their set_points\n"
+     << "(plan_runs), and the host-array path on one more fresh plan.\n\n"
      << "  --prec f|d            precision (default f)\n"
      << "  --type 1|2            transform type (default 1)\n"
      << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1)\n"
@@ -107,7 +110,10 @@ std::string usage_text(const char* prog) {
      << "  --isign +1|-1         sign of the exponent (default +1)\n"
      << "  --method m            auto/0, gm/1, gm-sort/2, sm/3, output/4 (default auto;\n"
      << "                        numbers are nufftmp::Method, not cuFINUFFT's)\n"
-     << "  --n_runs n            timed executes after one warm-up (default 10)\n"
+     << "  --n_runs n            timed executes after one warm-up, and repeated set_points\n"
+     << "                        on that plan (default 10)\n"
+     << "  --plan_runs n         fresh plans (each with its set_points) timed after the\n"
+     << "                        first plan (default: n_runs)\n"
      << "  --sort 0|1            bin-sort points in set_points (default 1)\n"
      << "  --backend b           cpu, cuda or auto (default auto: cuda when a GPU is seen)\n"
      << "  --dist d              uniform: [-pi,pi)^d; cluster: [0, 8h)^d, h = 2pi/(2N_i)\n"
@@ -140,6 +146,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       {"isign", required_argument, nullptr, kIsign},
       {"method", required_argument, nullptr, kMethod},
       {"n_runs", required_argument, nullptr, kNruns},
+      {"plan_runs", required_argument, nullptr, kPlanRuns},
       {"sort", required_argument, nullptr, kSort},
       {"backend", required_argument, nullptr, kBackend},
       {"dist", required_argument, nullptr, kDist},
@@ -188,6 +195,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       }
       case kMethod: o.method = to_method(optarg); break;
       case kNruns: o.n_runs = to_int("n_runs", optarg, 1, 1000000); break;
+      case kPlanRuns: o.plan_runs = to_int("plan_runs", optarg, 1, 1000000); break;
       case kSort: o.sort = to_int("sort", optarg, 0, 1) == 1; break;
       case kBackend:
         if (v == "cpu") o.backend = Backend::Cpu;

@@ -24,6 +24,7 @@ struct BenchOptions {
   int isign = 1;
   Method method = Method::Auto;
   int n_runs = 10;
+  int plan_runs = 0;                 // fresh plans after the first, 0: n_runs
   bool sort = true;
   Backend backend = Backend::Auto;
   PointDist dist = PointDist::Uniform;
