@@ -43,7 +43,8 @@ else
 fi
 
 echo "==> simulating: ${size[*]} (engine: $([ "$gpu" = 1 ] && echo GPU || echo CPU))"
-"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed 11
+# --overwrite: the demo replaces its own files of an earlier run.
+"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed 11 --overwrite
 
 if [ "$MODE" = full ]; then
   gens="${MTIP_GENERATIONS:-10}"
@@ -55,7 +56,7 @@ else
   echo "==> reconstructing with known orientations: $gens generations, $NP ranks"
 fi
 mpirun -np "$NP" --oversubscribe "$MTIP" --input "$OUT/data.h5" --output "$OUT/result.h5" \
-  --generations "$gens" "${mode_args[@]}" | tee "$OUT/mtip.log"
+  --generations "$gens" --overwrite "${mode_args[@]}" | tee "$OUT/mtip.log"
 
 if python3 "$ROOT/scripts/plot_mtip.py" "$OUT/result.h5" -o "$OUT/result.png" >/dev/null; then
   echo "==> PNG of central slices: $OUT/result.png"
