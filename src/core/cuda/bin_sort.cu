@@ -27,10 +27,6 @@ __device__ __forceinline__ int locate_axis(T v, int nf, int w, int binsize, int 
   return b < nbins ? b : nbins - 1;
 }
 
-__device__ __forceinline__ bool legal(double v) {
-  return v >= -kFoldLimit && v < kFoldLimit;  // false for NaN
-}
-
 struct Coords3 {
   const void* c[3];
 };
@@ -60,10 +56,10 @@ __global__ void locate_kernel(Coords3 coords, std::int64_t M, GridView grid, Bin
 #pragma unroll
       for (int d = 0; d < D; ++d) {
         const T v = static_cast<const T*>(coords.c[d])[j];
-        ok = ok && legal(static_cast<double>(v));
+        ok = ok && in_fold_range(v);  // common/checks.hpp: the rule of both engines
         std::int32_t i0;
         T s;
-        bc[d] = locate_axis(legal(double(v)) ? v : T(0), grid.nf[d], w, bins.size[d],
+        bc[d] = locate_axis(in_fold_range(v) ? v : T(0), grid.nf[d], w, bins.size[d],
                             bins.count[d], i0, s);
         if (!Sort) {
           i0o[d][j] = i0;
