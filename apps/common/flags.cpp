@@ -92,8 +92,7 @@ int parse_int(const std::string& flag, const char* s, int lo, int hi) {
   return static_cast<int>(parse_integer(flag, s, lo, hi));
 }
 
-int parse_choice(const std::string& flag, const char* s,
-                 std::initializer_list<const char*> names) {
+int parse_choice(const std::string& flag, const char* s, std::initializer_list<const char*> names) {
   const std::string v = text(s);
   int i = 0;
   std::string list;
@@ -105,14 +104,14 @@ int parse_choice(const std::string& flag, const char* s,
   bad_value(flag, v, "must be one of " + list);
 }
 
-std::vector<std::string> split_list(const std::string& flag, const char* s,
-                                    std::size_t max_items) {
+std::vector<std::string> split_list(const std::string& flag, const char* s, std::size_t max_items) {
   const std::string v = text(s);
   std::vector<std::string> items;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = v.find(',', start);
-    items.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    items.push_back(
+        v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (items.back().empty()) bad_value(flag, v, "has an empty item");
     if (comma == std::string::npos) break;
     start = comma + 1;

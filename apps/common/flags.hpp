@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -45,17 +46,32 @@ std::int64_t parse_integer(const std::string& flag, const char* s, std::int64_t 
 int parse_int(const std::string& flag, const char* s, int lo, int hi);
 
 // The index of s among names (exact match), else UsageError listing them.
-int parse_choice(const std::string& flag, const char* s,
-                 std::initializer_list<const char*> names);
+int parse_choice(const std::string& flag, const char* s, std::initializer_list<const char*> names);
 
 // "a,b,c" -> {"a", "b", "c"}; at least 1 and at most max_items items, none empty.
-std::vector<std::string> split_list(const std::string& flag, const char* s,
-                                    std::size_t max_items);
+std::vector<std::string> split_list(const std::string& flag, const char* s, std::size_t max_items);
 
 // For getopt_long run with ':' leading the short-option string and opterr = 0: the UsageError
 // for its '?' (unknown flag) and ':' (missing value) results.
 [[noreturn]] void getopt_failure(int c, char** argv);
 // After the getopt loop: positional arguments are refused (UsageError naming the first).
 void reject_positionals(int argc, char** argv);
+
+// The apps' command-line outcome: parse(help) fills out and sets help for --help. Returns -1
+// to go on, else the exit status: 0 after --help (usage() printed), 2 after a UsageError
+// (printed as "<prog>: <message>" on stderr). print: this process prints (MPI rank 0).
+template <typename Options, typename Parse, typename Usage>
+int parse_command_line(const char* prog, bool print, Parse parse, Usage usage, Options& out) {
+  try {
+    bool help = false;
+    out = parse(help);
+    if (!help) return -1;
+    if (print) usage();
+    return 0;
+  } catch (const UsageError& e) {
+    if (print) std::fprintf(stderr, "%s: %s\n", prog, e.what());
+    return 2;
+  }
+}
 
 }  // namespace nufftmp::apps

@@ -116,7 +116,9 @@ ReconstructOptions parse_options(int argc, char** argv, bool& help) {
       case kResume: ro.resume = true; break;
       case kOverwrite: ro.overwrite = true; break;
       case kCgIter: ro.merge.max_iter = parse_int("cg-iter", optarg, 1, 1000000); break;
-      case kCgTol: ro.merge.tol = parse_real("cg-tol", optarg, Interval{0.0, 1.0, true, true}); break;
+      case kCgTol:
+        ro.merge.tol = parse_real("cg-tol", optarg, Interval{0.0, 1.0, true, true});
+        break;
       case kPhaseCycles: ro.phase.cycles = parse_int("phase-cycles", optarg, 1, 1000000); break;
       case kDouble: ro.use_double = true; break;
       case kFitScale: ro.match.fit_scale = true; break;
@@ -127,8 +129,8 @@ ReconstructOptions parse_options(int argc, char** argv, bool& help) {
       case kSoftTemp: {
         const auto v = apps::split_list("soft-temp", optarg, 2);
         ro.soft_temp_start = parse_real("soft-temp", v[0].c_str(), apps::positive());
-        ro.soft_temp_end =
-            v.size() > 1 ? parse_real("soft-temp", v[1].c_str(), apps::positive()) : ro.soft_temp_start;
+        ro.soft_temp_end = v.size() > 1 ? parse_real("soft-temp", v[1].c_str(), apps::positive())
+                                        : ro.soft_temp_start;
         break;
       }
       case kQRamp: {
@@ -166,18 +168,11 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   ReconstructOptions ro;
-  try {
-    bool help = false;
-    ro = parse_options(argc, argv, help);
-    if (help) {
-      if (rank == 0) usage();
-      MPI_Finalize();
-      return 0;
-    }
-  } catch (const apps::UsageError& e) {
-    if (rank == 0) std::fprintf(stderr, "nufftmp-mtip: %s\n", e.what());
+  const auto parse = [&](bool& help) { return parse_options(argc, argv, help); };
+  const int status = apps::parse_command_line("nufftmp-mtip", rank == 0, parse, usage, ro);
+  if (status >= 0) {
     MPI_Finalize();
-    return 2;
+    return status;
   }
   int rc = 0;
   try {

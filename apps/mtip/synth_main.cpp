@@ -95,7 +95,8 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
       {"wavelength", required_argument, nullptr, kWavelength},
       {"atoms", required_argument, nullptr, kAtoms}, {"pdb", required_argument, nullptr, kPdb},
       {"shape", required_argument, nullptr, kShape}, {"sigma", required_argument, nullptr, kSigma},
-      {"fluence", required_argument, nullptr, kFluence}, {"seed", required_argument, nullptr, kSeed},
+      {"fluence", required_argument, nullptr, kFluence},
+      {"seed", required_argument, nullptr, kSeed},
       {"float", no_argument, nullptr, kFloat}, {"cpu", no_argument, nullptr, kCpu},
       {"overwrite", no_argument, nullptr, kOverwrite}, {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0}};
@@ -124,7 +125,8 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
         o.pdb = optarg;
         break;
       case kShape:
-        o.shape = apps::parse_choice("shape", optarg, {"clusters", "ball"}) == 0 ? "clusters" : "ball";
+        o.shape = apps::parse_choice("shape", optarg, {"clusters", "ball"}) == 0 ? "clusters"
+                                                                                  : "ball";
         break;
       case kSigma: o.sigma = parse_real("sigma", optarg, positive()); break;
       case kFluence: o.fluence = parse_real("fluence", optarg, apps::non_negative()); break;
@@ -151,18 +153,11 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   SynthOptions so;
-  try {
-    bool help = false;
-    so = parse_options(argc, argv, help);
-    if (help) {
-      if (rank == 0) usage();
-      MPI_Finalize();
-      return 0;
-    }
-  } catch (const apps::UsageError& e) {
-    if (rank == 0) std::fprintf(stderr, "nufftmp-synth: %s\n", e.what());
+  const auto parse = [&](bool& help) { return parse_options(argc, argv, help); };
+  const int status = apps::parse_command_line("nufftmp-synth", rank == 0, parse, usage, so);
+  if (status >= 0) {
     MPI_Finalize();
-    return 2;
+    return status;
   }
   const std::string& output = so.output;
   const std::string& pdb = so.pdb;

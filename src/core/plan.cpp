@@ -84,7 +84,8 @@ detail::Engine<T>& Plan<T>::engine() const {
 template <typename T>
 void Plan<T>::require_points() const {
   if (!points_set_)
-    throw Error(ErrorCode::InvalidArgument, "Plan::execute before set_points: set the points first");
+    throw Error(ErrorCode::InvalidArgument,
+                "Plan::execute before set_points: set the points first");
 }
 
 template <typename T>

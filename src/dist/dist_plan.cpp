@@ -346,7 +346,8 @@ template <typename T>
 void DistPlan<T>::Impl::execute(complex_type* c, complex_type* f, bool host_pointers) {
   // The same state on every rank (set_points is agreed), so every rank throws here together.
   if (!points_set)
-    throw Error(ErrorCode::InvalidArgument, "DistPlan::execute before set_points: set the points first");
+    throw Error(ErrorCode::InvalidArgument,
+                "DistPlan::execute before set_points: set the points first");
   const auto t0 = Clock::now();
   if (dopts.rebalance)
     execute_rebalanced(c, f, host_pointers);
@@ -426,8 +427,14 @@ void DistPlan<T>::Impl::execute_host_local(complex_type* c_local, complex_type* 
   });
 }
 
-template <typename T> std::int64_t DistPlan<T>::num_points_local() const { return live(impl_).M_user; }
-template <typename T> std::int64_t DistPlan<T>::num_points_total() const { return live(impl_).M_total; }
+template <typename T>
+std::int64_t DistPlan<T>::num_points_local() const {
+  return live(impl_).M_user;
+}
+template <typename T>
+std::int64_t DistPlan<T>::num_points_total() const {
+  return live(impl_).M_total;
+}
 template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *live(impl_).local; }
 template <typename T> DistTimings DistPlan<T>::last_timings() const { return live(impl_).timings; }
 

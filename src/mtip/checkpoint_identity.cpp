@@ -24,7 +24,10 @@ class Fnv1a {
     const auto* p = static_cast<const unsigned char*>(data);
     for (std::size_t i = 0; i < n; ++i) h_ = (h_ ^ p[i]) * 1099511628211ULL;
   }
-  template <typename V> void add_value(V v) { add(&v, sizeof v); }
+  template <typename V>
+  void add_value(V v) {
+    add(&v, sizeof v);
+  }
   std::string hex() const {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h_));
@@ -142,8 +145,8 @@ void check_identity(const std::string& checkpoint, const RunIdentity& id) {
   if (digest != id.input_digest)
     diffs.push_back("input digest " + digest + ", this input " + id.input_digest);
   if (!diffs.empty()) {
-    std::string msg = "belongs to another data set ('" + path + "'; this input is '" +
-                      id.input_path + "'):";
+    std::string msg =
+        "belongs to another data set ('" + path + "'; this input is '" + id.input_path + "'):";
     for (const auto& d : diffs) msg += " " + d + ";";
     fail(msg);
   }
@@ -158,8 +161,10 @@ void check_identity(const std::string& checkpoint, const RunIdentity& id) {
   for (const auto& [k, v] : then)
     if (!now.count(k)) settings += " " + k + ": checkpoint " + v + ", this run (absent);";
   if (!settings.empty())
-    fail("was made with other settings (resume with the same ones, or start afresh with "
-         "--overwrite):" + settings);
+    fail(
+        "was made with other settings (resume with the same ones, or start afresh with "
+        "--overwrite):" +
+        settings);
   if (path != id.input_path)
     std::fprintf(stderr,
                  "nufftmp warning: checkpoint '%s' was made from '%s'; resuming with '%s', "

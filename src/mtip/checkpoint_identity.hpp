@@ -14,12 +14,12 @@
 namespace nufftmp::mtip::detail {
 
 struct RunIdentity {
-  std::string input_path;      // absolute, symlinks resolved
-  std::int64_t input_size = 0; // bytes
+  std::string input_path;       // absolute, symlinks resolved
+  std::int64_t input_size = 0;  // bytes
   // FNV-1a (64 bit, hex) of the shapes, the pixel positions and the first image: two data sets
   // of the same shape differ here.
   std::string input_digest;
-  std::string settings;        // "name=value;..." in a fixed order, values exact (%.17g)
+  std::string settings;  // "name=value;..." in a fixed order, values exact (%.17g)
 };
 
 // On rank 0, which holds the first image (local.share.first == 0).

@@ -42,8 +42,8 @@ std::string unique_temp_name(const ReplaceTarget& t) {
   static std::atomic<unsigned> counter{0};
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   char suffix[64];
-  std::snprintf(suffix, sizeof suffix, ".tmp.%ld.%u.%08llx", static_cast<long>(getpid()),
-                counter++, static_cast<unsigned long long>(rng() & 0xffffffffULL));
+  std::snprintf(suffix, sizeof suffix, ".tmp.%ld.%u.%08llx", static_cast<long>(getpid()), counter++,
+                static_cast<unsigned long long>(rng() & 0xffffffffULL));
   return t.path + suffix;
 }
 
@@ -66,7 +66,8 @@ std::string create_temp(const ReplaceTarget& t, mode_t mode, bool keep_mode) {
 
 void fsync_path(const std::string& path, int flags, const char* what, bool tolerate_einval) {
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) io_fail(std::string("cannot open ") + what + " '" + path + "' to fsync it: " + reason());
+  if (fd < 0)
+    io_fail(std::string("cannot open ") + what + " '" + path + "' to fsync it: " + reason());
   const int rc = ::fsync(fd);
   const int err = errno;
   ::close(fd);
@@ -116,7 +117,8 @@ ReplaceTarget resolve_replace_target(const std::string& path) {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

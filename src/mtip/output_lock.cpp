@@ -46,9 +46,9 @@ OutputLock::OutputLock(const std::string& file) : path_(file + ".lock") {
       if (err == EWOULDBLOCK) {
         const std::string who = holder_of(fd);
         ::close(fd);
-        throw Error(ErrorCode::IoFailure,
-                    "'" + file + "' is in use by another job (" + who + ", lock '" + path_ +
-                        "'): wait for it to end or choose another output");
+        throw Error(ErrorCode::IoFailure, "'" + file + "' is in use by another job (" + who +
+                                              ", lock '" + path_ +
+                                              "'): wait for it to end or choose another output");
       }
       ::close(fd);
       ::unlink(path_.c_str());
@@ -59,9 +59,10 @@ OutputLock::OutputLock(const std::string& file) : path_(file + ".lock") {
       path_.clear();
       return;
     }
-    struct stat held {}, now {};
-    if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &now) == 0 &&
-        held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+    struct stat held {
+    }, now{};
+    if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        held.st_ino == now.st_ino) {
       const std::string who = me() + "\n";
       if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, who.data(), who.size(), 0);
       fd_ = fd;

@@ -94,8 +94,8 @@ TEST(PlanRules, ExecuteBeforeSetPointsIsAnError) {
   for (int type : {1, 2}) {
     Plan<float> plan(type, {32}, 1, 1, 1e-5, engine_options());
     std::vector<std::complex<float>> c(4), f(32);
-    expect_code<float>([&] { plan.execute_host(c.data(), f.data()); },
-                       ErrorCode::InvalidArgument, "before set_points");
+    expect_code<float>([&] { plan.execute_host(c.data(), f.data()); }, ErrorCode::InvalidArgument,
+                       "before set_points");
     // Also on the memory-space API (host pointers are fine on the CPU engine; on the CUDA
     // engine the check comes before any pointer is touched).
     expect_code<float>([&] { plan.execute(c.data(), f.data()); }, ErrorCode::InvalidArgument,
@@ -114,10 +114,13 @@ TEST(PlanRules, MovedFromPlanThrowsAClearError) {
   std::vector<std::complex<double>> c(2, {1, 0}), f(128);
   EXPECT_NO_THROW(b.execute_host(c.data(), f.data()));
   const std::string moved = "moved from";
-  expect_code<double>([&] { a.execute_host(c.data(), f.data()); }, ErrorCode::InvalidArgument, moved);
+  expect_code<double>([&] { a.execute_host(c.data(), f.data()); }, ErrorCode::InvalidArgument,
+                      moved);
   expect_code<double>([&] { a.execute(c.data(), f.data()); }, ErrorCode::InvalidArgument, moved);
-  expect_code<double>([&] { a.set_points_host(2, x.data(), y.data()); }, ErrorCode::InvalidArgument, moved);
-  expect_code<double>([&] { a.set_points(2, x.data(), y.data()); }, ErrorCode::InvalidArgument, moved);
+  expect_code<double>([&] { a.set_points_host(2, x.data(), y.data()); }, ErrorCode::InvalidArgument,
+                      moved);
+  expect_code<double>([&] { a.set_points(2, x.data(), y.data()); }, ErrorCode::InvalidArgument,
+                      moved);
   expect_code<double>([&] { a.synchronize(); }, ErrorCode::InvalidArgument, moved);
   expect_code<double>([&] { (void)a.num_modes(); }, ErrorCode::InvalidArgument, moved);
   expect_code<double>([&] { (void)a.num_points(); }, ErrorCode::InvalidArgument, moved);

@@ -3,14 +3,13 @@
 // interposing fsync and rename: this executable's definitions take precedence over libc's for
 // the library's calls), symlinks written through, non-regular targets refused, nothing left
 // behind, permissions kept; and the output lock (src/mtip/output_lock.hpp).
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <dirent.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -94,9 +93,7 @@ struct Dir {
   }
 };
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -122,9 +119,8 @@ TEST(DurableReplace, FsyncFileBeforeRenameAndDirectoryAfter) {
   recording = true;
   r.commit();
   recording = false;
-  const std::vector<std::string> expected = {"fsync " + r.temp_path(),
-                                             "rename " + r.temp_path() + " " + target,
-                                             "fsync " + d.path};
+  const std::vector<std::string> expected = {
+      "fsync " + r.temp_path(), "rename " + r.temp_path() + " " + target, "fsync " + d.path};
   EXPECT_EQ(calls(), expected);
   EXPECT_EQ(read_text(target), "new");
   EXPECT_EQ(d.entries(), std::vector<std::string>{"out.txt"});
@@ -191,8 +187,7 @@ TEST(DurableReplace, NonRegularTargetsAndMissingDirectoriesAreRefused) {
   const std::string link = d.path + "/to_null";
   ASSERT_EQ(symlink("/dev/null", link.c_str()), 0);
   expect_io_failure([&] { DurableReplacement r(link); }, "the target of");
-  expect_io_failure([&] { DurableReplacement r(d.path + "/missing/out.h5"); },
-                    "does not exist");
+  expect_io_failure([&] { DurableReplacement r(d.path + "/missing/out.h5"); }, "does not exist");
   const std::string loop = d.path + "/loop";
   ASSERT_EQ(symlink("loop", loop.c_str()), 0);
   expect_io_failure([&] { DurableReplacement r(loop); }, "symbolic links");
@@ -221,8 +216,8 @@ TEST(DurableReplace, H5WriterRefusesAnExistingFileWhenAsked) {
   Dir d;
   const std::string target = d.path + "/data.h5";
   write_text(target, "precious");
-  expect_io_failure(
-      [&] { nufftmp::mtip::H5Writer w(target, nufftmp::mtip::IfExists::Refuse); }, "exists");
+  expect_io_failure([&] { nufftmp::mtip::H5Writer w(target, nufftmp::mtip::IfExists::Refuse); },
+                    "exists");
   EXPECT_EQ(read_text(target), "precious");
   EXPECT_EQ(d.entries(), std::vector<std::string>{"data.h5"});
 }

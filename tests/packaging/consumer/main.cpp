@@ -1,8 +1,7 @@
 // One 1D type 1 transform through the installed library, checked against the direct sum.
+#include <cstdio>
 #include <nufftmp/nufftmp.hpp>
 #include <nufftmp/reference.hpp>
-
-#include <cstdio>
 #include <vector>
 
 int main() {
