@@ -2,6 +2,7 @@
 # Shared set-up of scripts/quickstart.sh and scripts/test.sh (sourced, not run).
 #   nufftmp_install_deps   apt-get install of whatever is missing (idempotent)
 #   nufftmp_build          configure + build into $BUILD_DIR (default build/)
+#   nufftmp_python_venv    a Python with the given pip packages: $BUILD_DIR/venv, shared
 # Environment knobs:
 #   BUILD_DIR                  build directory (default <repo>/build)
 #   JOBS                       parallel build jobs (default: nproc)
@@ -11,6 +12,7 @@
 #   NUFFTMP_SKIP_DEPS=1        do not look at packages at all
 #   NUFFTMP_OPTIONAL=0         do not install optional packages
 #   CI=true                    never prompt (sudo -n)
+#   NUFFTMP_VENV               the virtual environment (default $BUILD_DIR/venv)
 
 set -euo pipefail
 
@@ -126,4 +128,38 @@ nufftmp_build() {
   local t0=$SECONDS
   cmake --build "$BUILD_DIR" --parallel "$JOBS"
   log "build done in $((SECONDS - t0)) s"
+}
+
+# nufftmp_python_venv PKG[:MODULE]...  prints the interpreter of a virtual environment
+# ($NUFFTMP_VENV, default $BUILD_DIR/venv: created on first use, then reused by every script)
+# in which each MODULE imports (default: PKG), pip-installing the PKGs that do not. Whatever
+# python3 is first on PATH (pyenv, conda, the system's): packages installed with apt serve only
+# /usr/bin/python3, this serves the one that runs the scripts. Progress goes to stderr; the
+# status is non-zero when the environment cannot be made (no venv module, pip offline).
+nufftmp_python_venv() {
+  local venv="${NUFFTMP_VENV:-$BUILD_DIR/venv}"
+  local py="$venv/bin/python" missing=() spec
+  if [ ! -x "$py" ]; then
+    log "creating the Python environment $venv" >&2
+    if ! python3 -m venv "$venv" >&2; then
+      # Debian's own python3 keeps venv (ensurepip) in a package of its own.
+      rm -rf "$venv"
+      if [ "${NUFFTMP_SKIP_DEPS:-0}" != "1" ] && command -v apt-get >/dev/null 2>&1 &&
+         [ "$(command -v python3)" = /usr/bin/python3 ]; then
+        apt_install python3-venv >&2 && python3 -m venv "$venv" >&2
+      fi
+      [ -x "$py" ] || { log "cannot create $venv with python3 -m venv" >&2; return 1; }
+    fi
+  fi
+  for spec in "$@"; do
+    "$py" -c "import ${spec#*:}" 2>/dev/null || missing+=("${spec%%:*}")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "pip install into $venv: ${missing[*]}" >&2
+    "$py" -m pip install --quiet --disable-pip-version-check "${missing[@]}" >&2 || {
+      log "pip could not install ${missing[*]} into $venv" >&2
+      return 1
+    }
+  fi
+  printf '%s\n' "$py"
 }

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
+#include "common/flags.hpp"
 #include "nufftmp/options.hpp"
 
 namespace nufftmp::bench {
@@ -49,10 +49,7 @@ struct BenchOptions {
 };
 
 // A bad command line: main prints the message and exits with status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using UsageError = apps::UsageError;
 
 // Parses argv (throws UsageError naming the flag and the value). Sets help = true and returns
 // early on --help / -h.

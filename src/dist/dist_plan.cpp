@@ -36,6 +36,13 @@ int choose_reduce_batch(int ntransf, MemorySpace space) {
   return ntransf;
 }
 
+// A moved-from DistPlan has no state: say so instead of dereferencing null.
+template <typename I>
+I& live(const std::unique_ptr<I>& impl) {
+  if (!impl) throw Error(ErrorCode::InvalidArgument, "DistPlan used after it was moved from");
+  return *impl;
+}
+
 }  // namespace
 
 template <typename T>
@@ -46,6 +53,7 @@ struct DistPlan<T>::Impl {
   DistOptions dopts;
   std::unique_ptr<Plan<T>> local;
   std::int64_t M_local = 0, M_total = 0;  // M_local: the points of the local plan
+  bool points_set = false;  // a set_points has succeeded (on every rank: it is agreed)
   // Rebalance: the caller's layout (M_user points here) <-> near-equal shares (M_local).
   std::unique_ptr<detail::Rebalancer> rebalancer;
   std::int64_t M_user = 0;
@@ -118,6 +126,7 @@ DistPlan<T>::DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& m
                       " must be 0 or divide ntransf = " + std::to_string(ntransf));
     Options o = opts;
     o.backend = s.ctx->backend;
+    o.warnings = opts.warnings && s.ctx->rank == 0;  // the same warning once, not per rank
     if (o.backend == Backend::Cuda) {
       // The communicators order their work after the context's stream: the plan runs there.
       o.gpu_device = s.ctx->device;
@@ -140,9 +149,13 @@ template <typename T> DistPlan<T>& DistPlan<T>::operator=(DistPlan&&) noexcept =
 template <typename T>
 void DistPlan<T>::Impl::set_points(std::int64_t M, const T* x, const T* y, const T* z,
                                    bool host_pointers) {
-  if (dopts.rebalance) return set_points_rebalanced(M, x, y, z, host_pointers);
-  set_points_local(M, x, y, z, host_pointers);
-  M_user = M_local;
+  if (dopts.rebalance) {
+    set_points_rebalanced(M, x, y, z, host_pointers);
+  } else {
+    set_points_local(M, x, y, z, host_pointers);
+    M_user = M_local;
+  }
+  points_set = true;
 }
 
 // Rebalance moves points through host memory: the CUDA engine takes them from the host API.
@@ -199,11 +212,11 @@ void DistPlan<T>::Impl::set_points_local(std::int64_t M, const T* x, const T* y,
 
 template <typename T>
 void DistPlan<T>::set_points(std::int64_t M_local, const T* x, const T* y, const T* z) {
-  impl_->set_points(M_local, x, y, z, false);
+  live(impl_).set_points(M_local, x, y, z, false);
 }
 template <typename T>
 void DistPlan<T>::set_points_host(std::int64_t M_local, const T* x, const T* y, const T* z) {
-  impl_->set_points(M_local, x, y, z, true);
+  live(impl_).set_points(M_local, x, y, z, true);
 }
 
 template <typename T>
@@ -322,15 +335,19 @@ void DistPlan<T>::Impl::run(complex_type* c, complex_type* f, MemorySpace space)
 
 template <typename T>
 void DistPlan<T>::execute(complex_type* c_local, complex_type* f) {
-  impl_->execute(c_local, f, false);
+  live(impl_).execute(c_local, f, false);
 }
 template <typename T>
 void DistPlan<T>::execute_host(complex_type* c_local, complex_type* f) {
-  impl_->execute(c_local, f, true);
+  live(impl_).execute(c_local, f, true);
 }
 
 template <typename T>
 void DistPlan<T>::Impl::execute(complex_type* c, complex_type* f, bool host_pointers) {
+  // The same state on every rank (set_points is agreed), so every rank throws here together.
+  if (!points_set)
+    throw Error(ErrorCode::InvalidArgument,
+                "DistPlan::execute before set_points: set the points first");
   const auto t0 = Clock::now();
   if (dopts.rebalance)
     execute_rebalanced(c, f, host_pointers);
@@ -410,10 +427,16 @@ void DistPlan<T>::Impl::execute_host_local(complex_type* c_local, complex_type* 
   });
 }
 
-template <typename T> std::int64_t DistPlan<T>::num_points_local() const { return impl_->M_user; }
-template <typename T> std::int64_t DistPlan<T>::num_points_total() const { return impl_->M_total; }
-template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *impl_->local; }
-template <typename T> DistTimings DistPlan<T>::last_timings() const { return impl_->timings; }
+template <typename T>
+std::int64_t DistPlan<T>::num_points_local() const {
+  return live(impl_).M_user;
+}
+template <typename T>
+std::int64_t DistPlan<T>::num_points_total() const {
+  return live(impl_).M_total;
+}
+template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *live(impl_).local; }
+template <typename T> DistTimings DistPlan<T>::last_timings() const { return live(impl_).timings; }
 
 template class DistPlan<float>;
 template class DistPlan<double>;

@@ -43,10 +43,6 @@ __device__ __forceinline__ int locate_axis(T v, int nf, int w, int binsize, int 
   return b < nbins ? b : nbins - 1;
 }
 
-__device__ __forceinline__ bool legal(double v) {
-  return v >= -kFoldLimit && v < kFoldLimit;  // false for NaN
-}
-
 template <typename T>
 struct Located {
   int bin;
@@ -68,7 +64,7 @@ __device__ __forceinline__ Located<T> locate_point(const Coords3& coords, std::i
 #pragma unroll
   for (int d = 0; d < D; ++d) {
     const T v = static_cast<const T*>(coords.c[d])[j];
-    const bool ok = legal(static_cast<double>(v));
+    const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
     p.ok = p.ok && ok;
     bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.size[d], bins.count[d], p.i0[d],
                         p.s[d]);

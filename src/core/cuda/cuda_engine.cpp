@@ -474,9 +474,8 @@ class CudaEngine final : public Engine<T> {
       T v{};
       NUFFTMP_CUDA_TRY(cudaMemcpyAsync(&v, coords[d] + j, sizeof(T), cudaMemcpyDeviceToHost, stream_));
       NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
-      const double dv = static_cast<double>(v);
-      if (!(dv >= -kFoldLimit && dv < kFoldLimit))
-        throw Error(ErrorCode::BadPoints, bad_point_message(axes[d], j, dv));
+      if (!in_fold_range(v))
+        throw Error(ErrorCode::BadPoints, bad_point_message(axes[d], j, static_cast<double>(v)));
     }
     throw Error(ErrorCode::Internal, "point " + std::to_string(j) + " flagged bad on the device");
   }
