@@ -2,6 +2,7 @@
 # Shared set-up of scripts/quickstart.sh and scripts/test.sh (sourced, not run).
 #   nufftmp_install_deps   apt-get install of whatever is missing (idempotent)
 #   nufftmp_build          configure + build into $BUILD_DIR (default build/)
+#   nufftmp_python_install the Python package into a venv ($NUFFTMP_VENV, default build/venv)
 # Environment knobs:
 #   BUILD_DIR                  build directory (default <repo>/build)
 #   JOBS                       parallel build jobs (default: nproc)
@@ -10,6 +11,9 @@
 #   NUFFTMP_CMAKE_ARGS         extra arguments for the cmake configure step
 #   NUFFTMP_SKIP_DEPS=1        do not look at packages at all
 #   NUFFTMP_OPTIONAL=0         do not install optional packages
+#   NUFFTMP_PYTHON=0           test.sh: no Python package and no pytest tests
+#   NUFFTMP_PYTHON_CUDA        CUDA engine in that package: AUTO|ON|OFF (default OFF: CI has
+#                              no GPU; scripts/device_python.sh builds it with CUDA)
 #   CI=true                    never prompt (sudo -n)
 
 set -euo pipefail
@@ -24,7 +28,7 @@ NUFFTMP_REQUIRED_TOOLS=(cmake:cmake g++:g++ make:make pkg-config:pkg-config pyth
                         mpiexec:openmpi-bin)
 NUFFTMP_REQUIRED_PKGS=(libfftw3-dev libopenmpi-dev libhdf5-dev libgtest-dev)
 # Optional: their absence is not an error. quickstart.sh adds python3-matplotlib (plots).
-NUFFTMP_OPTIONAL_PKGS=(ninja-build)
+NUFFTMP_OPTIONAL_PKGS=(ninja-build ccache)
 
 log() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -114,6 +118,10 @@ nufftmp_configure() {
     cuda="${cuda:-OFF}"
   fi
   args+=(-DNUFFTMP_CUDA="$cuda")
+  if command -v ccache >/dev/null 2>&1; then
+    args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+           -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  fi
   log "configuring (CUDA engine: $cuda) in $BUILD_DIR"
   # shellcheck disable=SC2086  # NUFFTMP_CMAKE_ARGS is a list of words on purpose
   cmake "${args[@]}" ${NUFFTMP_CMAKE_ARGS:-}
@@ -126,4 +134,35 @@ nufftmp_build() {
   local t0=$SECONDS
   cmake --build "$BUILD_DIR" --parallel "$JOBS"
   log "build done in $((SECONDS - t0)) s"
+}
+
+# The Python package (pyproject.toml: scikit-build-core over our CMake, nanobind bindings) in a
+# venv of the system python3, with what its build and tests need from PyPI, then
+# `pip install .`. Its build folder (build/python-<tag>) is kept, so a second call recompiles
+# only what changed; ccache is used when present.
+NUFFTMP_VENV="${NUFFTMP_VENV:-$BUILD_DIR/venv}"
+nufftmp_python_install() {
+  local py="$NUFFTMP_VENV/bin/python"
+  if [ ! -x "$py" ]; then
+    log "creating the Python venv $NUFFTMP_VENV"
+    if ! python3 -m venv "$NUFFTMP_VENV"; then
+      # Debian's own python3 keeps venv (ensurepip) in a package of its own.
+      rm -rf "$NUFFTMP_VENV"
+      [ "${NUFFTMP_SKIP_DEPS:-0}" = "1" ] || apt_install python3-venv
+      python3 -m venv "$NUFFTMP_VENV" || die "python3 -m venv failed"
+    fi
+  fi
+  log "installing the Python package into $NUFFTMP_VENV (pip install .)"
+  local t0=$SECONDS
+  "$py" -m pip install -q --disable-pip-version-check scikit-build-core nanobind numpy pytest \
+    mpi4py || die "pip could not install the Python build and test requirements"
+  local cmake_args="-DNUFFTMP_CUDA=${NUFFTMP_PYTHON_CUDA:-OFF}"
+  if command -v ccache >/dev/null 2>&1; then
+    cmake_args+=" -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+    cmake_args+=" -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"
+  fi
+  (cd "$NUFFTMP_ROOT" && CMAKE_ARGS="$cmake_args ${CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
+     "$py" -m pip install -q --disable-pip-version-check --no-build-isolation .) \
+    || die "pip install . failed"
+  log "Python package installed in $((SECONDS - t0)) s"
 }

@@ -232,8 +232,8 @@ class Plan:
         self._stream = stream if on_device else 0
         inner = self._inner
         # Host calls: the CPU engine's plain calls take host pointers; a CUDA plan copies.
-        self._set_host = inner.set_points_host
-        self._exec_host = inner.execute_host
+        self._set_arrays = inner.set_points_host_arrays
+        self._exec_arrays = inner.execute_host_arrays
         self._set_dev = inner.set_points
         self._exec_dev = inner.execute
 
@@ -301,15 +301,20 @@ class Plan:
                               f"C. Copying array (this may reduce performance)", stacklevel=2)
                 a = ad.make_contiguous(a)
             coords.append(a)
-        ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * (3 - self._dim)
         if ad0.on_device:
+            ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * (3 - self._dim)
             with _StreamOrder(self, ad0, coords[0]):
                 self._set_dev(M, *ptrs)
         else:
-            self._set_host(M, *ptrs)
+            self._set_arrays(*reversed(coords), *([None] * (3 - self._dim)))
         # The arrays are kept: an adjoint plan made later sets the same points.
         self._points = coords
         self._M = M
+        n_modes = self._n_modes
+        self._core_in, self._core_out = ((M,), n_modes) if self._type != 2 else (n_modes, (M,))
+        # The usual shape of `data`, checked by one comparison in the numpy path.
+        self._full_batch = () if self._n_trans == 1 else (self._n_trans,)
+        self._full_in = self._full_batch + self._core_in
         if self._adjoint is not None:
             self._adjoint.setpts(*coords)
 
@@ -320,45 +325,56 @@ class Plan:
         if self._M is None:
             raise RuntimeError("setpts must be called before execute")
         if type(data) is np.ndarray and (out is None or type(out) is np.ndarray):
-            ad = _arrays.NumpyArrays
-        else:
-            given_data, given_out = data, out
-            ad, data = _arrays.adapter(data, "data")
-            if ad is _arrays.NumpyArrays and type(given_data) is not np.ndarray:
-                # A host array of another library (a PyTorch CPU tensor): its kind comes back.
-                res = self.execute(data, None if out is None else _arrays.adapter(out, "out")[1])
-                return given_out if given_out is not None else _arrays.wrap_like(given_data, res)
+            return self._execute_numpy(data, out)
+        given_data, given_out = data, out
+        ad, data = _arrays.adapter(data, "data")
+        if ad is _arrays.NumpyArrays:
+            # A host array of another library (a PyTorch CPU tensor): its kind comes back.
+            res = self._execute_numpy(data, None if out is None else _arrays.adapter(out, "out")[1])
+            return given_out if given_out is not None else _arrays.wrap_like(given_data, res)
+        self._ensure_engine(ad, data)
         dt = ad.dtype(data)
         if dt != self._dtype:
             raise dtype_error("data", dt, self._dtype)
-        n_modes = self._n_modes
-        if self._type == 1:
-            core_in, core_out = (self._M,), n_modes
-        else:
-            core_in, core_out = n_modes, (self._M,)
-        batch = batch_of(_arrays.shape_of(data), core_in, self._n_trans, "data")
+        batch = batch_of(_arrays.shape_of(data), self._core_in, self._n_trans, "data")
+        if ad.device(data) != self._device:
+            raise ValueError(f"Argument `data` is on device {ad.device(data)}, the plan on "
+                             f"device {self._device}")
         if not ad.contiguous(data):
             warnings.warn("Argument `data` does not satisfy the following requirement: C. "
                           "Copying array (this may reduce performance)", stacklevel=2)
             data = ad.make_contiguous(data)
-        if ad.on_device:
-            self._ensure_engine(ad, data)
-            if ad.device(data) != self._device:
-                raise ValueError(f"Argument `data` is on device {ad.device(data)}, the plan on "
-                                 f"device {self._device}")
         if out is None:
-            out = ad.empty(data, batch + core_out, self._dtype)
+            out = ad.empty(data, batch + self._core_out, self._dtype)
         else:
-            out = self._check_out(ad, out, core_out)
-        if self._type == 1:
-            c, f = ad.ptr(data), ad.ptr(out)
-        else:
+            out = self._check_out(ad, out, self._core_out)
+        if self._type == 2:
             c, f = ad.ptr(out), ad.ptr(data)
-        if ad.on_device:
-            with _StreamOrder(self, ad, data):
-                self._exec_dev(c, f)
         else:
-            self._exec_host(c, f)
+            c, f = ad.ptr(data), ad.ptr(out)
+        with _StreamOrder(self, ad, data):
+            self._exec_dev(c, f)
+        return out
+
+    def _execute_numpy(self, data, out):
+        # The per-call path of small host problems: plain attribute checks, one binding call.
+        if data.dtype != self._dtype:
+            raise dtype_error("data", data.dtype, self._dtype)
+        shape = data.shape
+        if shape == self._full_in:
+            batch = self._full_batch
+        else:
+            batch = batch_of(shape, self._core_in, self._n_trans, "data")
+        if not data.flags.c_contiguous:
+            warnings.warn("Argument `data` does not satisfy the following requirement: C. "
+                          "Copying array (this may reduce performance)", stacklevel=3)
+            data = np.ascontiguousarray(data)
+        if out is None:
+            out = np.empty(batch + self._core_out, self._dtype)
+        elif not (out.dtype == self._dtype and out.flags.c_contiguous and out.flags.writeable
+                  and out.shape == batch + self._core_out):
+            out = self._check_out(_arrays.NumpyArrays, out, self._core_out)
+        self._exec_arrays(data, out)
         return out
 
     def _check_out(self, ad, out, core_out):

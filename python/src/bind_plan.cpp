@@ -5,13 +5,16 @@
 // the Python plan chooses its engine from the first arrays it sees, yet reports bad
 // parameters when it is constructed, in the C++ words.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <complex>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -27,6 +30,15 @@ namespace {
 using addr = std::uintptr_t;
 template <typename T> const T* in(addr a) { return reinterpret_cast<const T*>(a); }
 template <typename T> std::complex<T>* cplx(addr a) { return reinterpret_cast<std::complex<T>*>(a); }
+
+// Host (numpy) arrays handed over as arrays: nanobind reads their address through the buffer
+// protocol, cheaper than numpy's .ctypes.data from Python (a per-call cost on small problems).
+// The Python layer has checked dtype, shape and contiguity already.
+using HostIn = nb::ndarray<nb::ro, nb::device::cpu>;
+using HostOut = nb::ndarray<nb::device::cpu>;
+template <typename V> V* address_of(const HostIn& a) {
+  return reinterpret_cast<V*>(const_cast<void*>(a.data()));
+}
 
 template <typename T>
 void bind_plan_t(nb::module_& m, const char* suffix) {
@@ -50,6 +62,23 @@ void bind_plan_t(nb::module_& m, const char* suffix) {
       .def("execute", [](P& p, addr c, addr f) { p.execute(cplx<T>(c), cplx<T>(f)); },
            nb::call_guard<nb::gil_scoped_release>())
       .def("execute_host", [](P& p, addr c, addr f) { p.execute_host(cplx<T>(c), cplx<T>(f)); },
+           nb::call_guard<nb::gil_scoped_release>())
+      // Coordinates in the C++ order (x fastest); y, z None below 2 resp. 3 dimensions.
+      .def("set_points_host_arrays",
+           [](P& p, const HostIn& x, std::optional<HostIn> y, std::optional<HostIn> z) {
+             p.set_points_host(static_cast<std::int64_t>(x.shape(0)), address_of<const T>(x),
+                               y ? address_of<const T>(*y) : nullptr,
+                               z ? address_of<const T>(*z) : nullptr);
+           },
+           nb::call_guard<nb::gil_scoped_release>())
+      // The transform's input and output, whichever of c and f they are for this type.
+      .def("execute_host_arrays",
+           [](P& p, const HostIn& in, const HostOut& out) {
+             auto* o = static_cast<std::complex<T>*>(out.data());
+             auto* i = address_of<std::complex<T>>(in);
+             if (p.type() == 2) p.execute_host(o, i);
+             else p.execute_host(i, o);
+           },
            nb::call_guard<nb::gil_scoped_release>())
       .def("synchronize", &P::synchronize, nb::call_guard<nb::gil_scoped_release>())
       .def_prop_ro("type", &P::type)
