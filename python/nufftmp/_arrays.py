@@ -54,16 +54,8 @@ class NumpyArrays:
         return None
 
 
-class CupyArrays:
+class CupyArrays(NumpyArrays):
     on_device = True
-
-    @staticmethod
-    def dtype(a):
-        return a.dtype
-
-    @staticmethod
-    def contiguous(a):
-        return a.flags.c_contiguous
 
     @staticmethod
     def writeable(a):

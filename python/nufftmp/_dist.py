@@ -22,8 +22,9 @@ import numpy as np
 from . import _arrays, _core
 from ._errors import RemoteFailureError
 from ._options import make_options
-from ._plan import (_StreamOrder, batch_of, check_n_modes, clamp_eps, complex_dtype,
-                    dtype_error, type3_unavailable)
+from ._plan import (_NAMES, PlanInfo, _StreamOrder, batch_of, check_device, check_n_modes,
+                    checked_out, checked_points, clamp_eps, complex_dtype, dtype_error,
+                    type3_unavailable)
 
 
 def _require_dist():
@@ -103,7 +104,7 @@ class Context:
         return self._ctx.binding()
 
 
-class DistPlan:
+class DistPlan(PlanInfo):
     """A distributed NUFFT plan (collective over comm, an mpi4py communicator or a Context).
 
     Arguments as nufftmp.Plan, plus reduction ('allreduce' or 'reduce'), root, modes_on_all,
@@ -161,26 +162,6 @@ class DistPlan:
         self._points = None
 
     @property
-    def type(self):
-        return self._type
-
-    @property
-    def dim(self):
-        return self._dim
-
-    @property
-    def n_modes(self):
-        return self._n_modes
-
-    @property
-    def n_trans(self):
-        return self._n_trans
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
     def context(self):
         return self._context
 
@@ -191,49 +172,17 @@ class DistPlan:
     def last_timings(self):
         return self._inner.last_timings()
 
-    def _array(self, a, name):
-        ad, a = _arrays.adapter(a, name)
+    def _check_kind(self, ad, named_arrays):
         if ad.on_device and not self._on_device:
-            raise TypeError(f"Argument `{name}` is a device array, but this rank runs the CPU "
-                            f"engine")
-        if ad.on_device and ad.device(a) != self._device:
-            raise ValueError(f"Argument `{name}` is on device {ad.device(a)}, this rank's plan "
-                             f"on device {self._device}")
-        return ad, a
+            raise TypeError("Device arrays were given, but this rank runs the CPU engine")
+        check_device(ad, named_arrays, self._device)
 
     def setpts(self, x=None, y=None, z=None):
         """Collective: this rank's points (M_local may be 0)."""
-        names = ("x", "y", "z")
-
         def check():
-            given = (x, y, z)
-            for d in range(self._dim, 3):
-                if given[d] is not None and _arrays.shape_of(given[d]) != (0,):
-                    raise ValueError(f"Plan dimension is {self._dim}, but `{names[d]}` was "
-                                     f"specified")
-            coords, kinds, M = [], set(), None
-            for d in range(self._dim):
-                if given[d] is None:
-                    raise ValueError(f"Plan dimension is {self._dim}, but `{names[d]}` is missing")
-                ad, a = self._array(given[d], names[d])
-                kinds.add(ad)
-                if ad.dtype(a) != self._real_dtype:
-                    raise dtype_error(names[d], ad.dtype(a), self._real_dtype)
-                shape = _arrays.shape_of(a)
-                if len(shape) != 1:
-                    raise ValueError(f"Argument `{names[d]}` must be a vector")
-                if M is None:
-                    M = shape[0]
-                elif shape[0] != M:
-                    raise ValueError(f"Argument `{names[d]}` must be of shape {(M,)}, got {shape}")
-                if not ad.contiguous(a):
-                    warnings.warn(f"Argument `{names[d]}` does not satisfy the following "
-                                  f"requirement: C. Copying array", stacklevel=4)
-                    a = ad.make_contiguous(a)
-                coords.append(a)
-            if len(kinds) != 1:
-                raise TypeError("Arguments `x`, `y`, `z` must all be host or all device arrays")
-            return kinds.pop(), coords, M
+            ad, coords, M = checked_points(self._dim, (x, y, z), self._real_dtype, stacklevel=5)
+            self._check_kind(ad, zip(_NAMES, coords))
+            return ad, coords, M
 
         ad, coords, M = agree(self._comm, check)
         ptrs = [ad.ptr(a) for a in reversed(coords)] + [0] * (3 - self._dim)
@@ -262,7 +211,8 @@ class DistPlan:
                 batch = (self._n_trans,) if self._n_trans > 1 else ()
                 src = self._points[0]
             else:
-                ad, data = self._array(data, "data")
+                ad, data = _arrays.adapter(data, "data")
+                self._check_kind(ad, [("data", data)])
                 if ad.dtype(data) != self._dtype:
                     raise dtype_error("data", ad.dtype(data), self._dtype)
                 core_in = (self._M,) if self._type == 1 else modes
@@ -277,14 +227,7 @@ class DistPlan:
             if out is None:
                 out = ad.empty(src, batch + core_out, self._dtype)
             else:
-                ado, out = self._array(out, "out")
-                if ado is not ad:
-                    raise TypeError("Argument `out` must be an array of the same kind as `data`")
-                if ado.dtype(out) != self._dtype:
-                    raise dtype_error("out", ado.dtype(out), self._dtype)
-                if not ado.contiguous(out):
-                    raise TypeError("Argument `out` does not satisfy the following requirement: C")
-                batch_of(_arrays.shape_of(out), core_out, self._n_trans, "out")
+                out = checked_out(ad, out, core_out, self._n_trans, self._dtype, self._device)
             return ad, d_ptr, src
 
         ad, d_ptr, src = agree(self._comm, check)

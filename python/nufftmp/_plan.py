@@ -105,6 +105,96 @@ def dtype_error(name, given, expected):
                      f"but {expected} was expected.")
 
 
+_NAMES = ("x", "y", "z")
+
+
+def checked_points(dim, given, real_dtype, stacklevel=4):
+    """(adapter, coordinate arrays, M) of a setpts call: `dim` vectors of one length, of one
+    memory kind and of the real dtype; non-contiguous ones copied with a warning."""
+    for d in range(dim, 3):
+        if given[d] is not None and _arrays.shape_of(given[d]) != (0,):
+            raise ValueError(f"Plan dimension is {dim}, but `{_NAMES[d]}` was specified")
+    kind, coords, M = None, [], None
+    for d in range(dim):
+        name = _NAMES[d]
+        if given[d] is None:
+            raise ValueError(f"Plan dimension is {dim}, but `{name}` is missing")
+        ad, a = _arrays.adapter(given[d], name)
+        if kind is None:
+            kind = ad
+        elif ad.on_device != kind.on_device:
+            raise TypeError(f"Argument `{name}` is in {'device' if ad.on_device else 'host'} "
+                            f"memory, `x` is not")
+        dt = ad.dtype(a)
+        if dt != real_dtype:
+            raise dtype_error(name, dt, real_dtype)
+        shape = _arrays.shape_of(a)
+        if len(shape) != 1:
+            raise ValueError(f"Argument `{name}` must be a vector")
+        if M is None:
+            M = shape[0]
+        elif shape[0] != M:
+            raise ValueError(f"Argument `{name}` must be of shape {(M,)}, got {shape}")
+        if not ad.contiguous(a):
+            warnings.warn(f"Argument `{name}` does not satisfy the following requirement: C. "
+                          f"Copying array (this may reduce performance)", stacklevel=stacklevel)
+            a = ad.make_contiguous(a)
+        coords.append(a)
+    return kind, coords, M
+
+
+def check_device(ad, named_arrays, device):
+    """Device arrays must be on the plan's device."""
+    if ad.on_device:
+        for name, a in named_arrays:
+            if ad.device(a) != device:
+                raise ValueError(f"Argument `{name}` is on device {ad.device(a)}, the plan on "
+                                 f"device {device}")
+
+
+def checked_out(ad, out, core_out, n_trans, dtype, device):
+    """`out` of an execute: the kind of `data`, the plan's dtype, C-contiguous, writeable,
+    n_trans vectors of shape core_out."""
+    ado, out = _arrays.adapter(out, "out")
+    if ado is not ad:
+        raise TypeError(f"Argument `out` must be an array of the same kind as `data` "
+                        f"({'device' if ad.on_device else 'host'} memory)")
+    dt = ado.dtype(out)
+    if dt != dtype:
+        raise dtype_error("out", dt, dtype)
+    if not ado.contiguous(out):
+        raise TypeError("Argument `out` does not satisfy the following requirement: C")
+    if not ado.writeable(out):
+        raise TypeError("Argument `out` does not satisfy the following requirement: W")
+    batch_of(_arrays.shape_of(out), core_out, n_trans, "out")
+    check_device(ado, [("out", out)], device)
+    return out
+
+
+class PlanInfo:
+    """The read-only properties FINUFFT's and cuFINUFFT's plans have (shared by DistPlan)."""
+
+    @property
+    def type(self):
+        return self._type
+
+    @property
+    def dim(self):
+        return self._dim
+
+    @property
+    def n_modes(self):
+        return self._n_modes
+
+    @property
+    def n_trans(self):
+        return self._n_trans
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+
 def batch_of(shape, core, n_trans, name):
     """The leading (batch) axes of an argument whose trailing axes must be `core` and whose
     leading axes must hold n_trans vectors."""
@@ -117,7 +207,7 @@ def batch_of(shape, core, n_trans, name):
     raise ValueError(f"Argument `{name}` must be of shape {want}, got {shape}")
 
 
-class Plan:
+class Plan(PlanInfo):
     """A NUFFT plan with FINUFFT's and cuFINUFFT's Python interface.
 
     Args:
@@ -168,27 +258,6 @@ class Plan:
             on_device = self._opts.backend == _core.Backend.Cuda
             self._make_inner(on_device, self._opts.gpu_device if self._fixed_device else -1,
                              self._opts.cuda_stream)
-
-    # ---- properties of FINUFFT's/cuFINUFFT's plans ----
-    @property
-    def type(self):
-        return self._type
-
-    @property
-    def dim(self):
-        return self._dim
-
-    @property
-    def n_modes(self):
-        return self._n_modes
-
-    @property
-    def n_trans(self):
-        return self._n_trans
-
-    @property
-    def dtype(self):
-        return self._dtype
 
     @property
     def isign(self):
@@ -264,43 +333,11 @@ class Plan:
         plan's real dtype; for type 3 also the targets s (t, u)."""
         if self._type == 3:
             type3_unavailable()
-        given = (x, y, z)
-        names = ("x", "y", "z")
-        for d in range(self._dim, 3):
-            if given[d] is not None and _arrays.shape_of(given[d]) != (0,):
-                raise ValueError(f"Plan dimension is {self._dim}, but `{names[d]}` was specified")
         if x is None:
             raise ValueError("Argument `x` is required")
-        coords = []
-        ad0, first = _arrays.adapter(x, "x")
-        self._ensure_engine(ad0, first)
-        M = None
-        for d in range(self._dim):
-            a = given[d]
-            if a is None:
-                raise ValueError(f"Plan dimension is {self._dim}, but `{names[d]}` is missing")
-            ad, a = _arrays.adapter(a, names[d])
-            if ad.on_device != ad0.on_device:
-                raise TypeError(f"Argument `{names[d]}` is in "
-                                f"{'device' if ad.on_device else 'host'} memory, `x` is not")
-            dt = ad.dtype(a)
-            if dt != self._real_dtype:
-                raise dtype_error(names[d], dt, self._real_dtype)
-            shape = _arrays.shape_of(a)
-            if len(shape) != 1:
-                raise ValueError(f"Argument `{names[d]}` must be a vector")
-            if M is None:
-                M = shape[0]
-            elif shape[0] != M:
-                raise ValueError(f"Argument `{names[d]}` must be of shape {(M,)}, got {shape}")
-            if ad.on_device and ad.device(a) != self._device:
-                raise ValueError(f"Argument `{names[d]}` is on device {ad.device(a)}, the plan "
-                                 f"on device {self._device}")
-            if not ad.contiguous(a):
-                warnings.warn(f"Argument `{names[d]}` does not satisfy the following requirement: "
-                              f"C. Copying array (this may reduce performance)", stacklevel=2)
-                a = ad.make_contiguous(a)
-            coords.append(a)
+        ad0, coords, M = checked_points(self._dim, (x, y, z), self._real_dtype)
+        self._ensure_engine(ad0, coords[0])
+        check_device(ad0, zip(_NAMES, coords), self._device)
         if ad0.on_device:
             ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * (3 - self._dim)
             with _StreamOrder(self, ad0, coords[0]):
@@ -337,9 +374,7 @@ class Plan:
         if dt != self._dtype:
             raise dtype_error("data", dt, self._dtype)
         batch = batch_of(_arrays.shape_of(data), self._core_in, self._n_trans, "data")
-        if ad.device(data) != self._device:
-            raise ValueError(f"Argument `data` is on device {ad.device(data)}, the plan on "
-                             f"device {self._device}")
+        check_device(ad, [("data", data)], self._device)
         if not ad.contiguous(data):
             warnings.warn("Argument `data` does not satisfy the following requirement: C. "
                           "Copying array (this may reduce performance)", stacklevel=2)
@@ -378,22 +413,7 @@ class Plan:
         return out
 
     def _check_out(self, ad, out, core_out):
-        ado, out = _arrays.adapter(out, "out")
-        if ado is not ad:
-            raise TypeError(f"Argument `out` must be an array of the same kind as `data` "
-                            f"({'device' if ad.on_device else 'host'} memory)")
-        dt = ado.dtype(out)
-        if dt != self._dtype:
-            raise dtype_error("out", dt, self._dtype)
-        if not ado.contiguous(out):
-            raise TypeError("Argument `out` does not satisfy the following requirement: C")
-        if not ado.writeable(out):
-            raise TypeError("Argument `out` does not satisfy the following requirement: W")
-        batch_of(_arrays.shape_of(out), core_out, self._n_trans, "out")
-        if ad.on_device and ado.device(out) != self._device:
-            raise ValueError(f"Argument `out` is on device {ado.device(out)}, the plan on "
-                             f"device {self._device}")
-        return out
+        return checked_out(ad, out, core_out, self._n_trans, self._dtype, self._device)
 
     def execute_adjoint(self, data, out=None):
         """The adjoint of the planned transform on the same points: for a type 1 plan, modes
