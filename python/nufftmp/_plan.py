@@ -106,17 +106,18 @@ def dtype_error(name, given, expected):
 
 
 _NAMES = ("x", "y", "z")
+_TARGET_NAMES = ("s", "t", "u")
 
 
-def checked_points(dim, given, real_dtype, stacklevel=4):
+def checked_points(dim, given, real_dtype, stacklevel=4, names=_NAMES):
     """(adapter, coordinate arrays, M) of a setpts call: `dim` vectors of one length, of one
     memory kind and of the real dtype; non-contiguous ones copied with a warning."""
     for d in range(dim, 3):
         if given[d] is not None and _arrays.shape_of(given[d]) != (0,):
-            raise ValueError(f"Plan dimension is {dim}, but `{_NAMES[d]}` was specified")
+            raise ValueError(f"Plan dimension is {dim}, but `{names[d]}` was specified")
     kind, coords, M = None, [], None
     for d in range(dim):
-        name = _NAMES[d]
+        name = names[d]
         if given[d] is None:
             raise ValueError(f"Plan dimension is {dim}, but `{name}` is missing")
         ad, a = _arrays.adapter(given[d], name)
@@ -124,7 +125,7 @@ def checked_points(dim, given, real_dtype, stacklevel=4):
             kind = ad
         elif ad.on_device != kind.on_device:
             raise TypeError(f"Argument `{name}` is in {'device' if ad.on_device else 'host'} "
-                            f"memory, `x` is not")
+                            f"memory, `{names[0]}` is not")
         dt = ad.dtype(a)
         if dt != real_dtype:
             raise dtype_error(name, dt, real_dtype)
@@ -331,29 +332,46 @@ class Plan(PlanInfo):
     def setpts(self, x=None, y=None, z=None, s=None, t=None, u=None):
         """Set the nonuniform points: x (and y, z in 2D, 3D), float arrays of length M, of the
         plan's real dtype; for type 3 also the targets s (t, u)."""
-        if self._type == 3:
-            type3_unavailable()
         if x is None:
             raise ValueError("Argument `x` is required")
+        pad = 3 - self._dim
+        targets, N = [], 0
+        if self._type == 3:
+            # Type 3 is switched on by the bindings (_core.HAS_TYPE3, bind_plan.cpp), which then
+            # take the targets after the sources in set_points / set_points_host_arrays.
+            type3_unavailable()
+            _, targets, N = checked_points(self._dim, (s, t, u), self._real_dtype,
+                                           names=_TARGET_NAMES)
+        elif any(v is not None for v in (s, t, u)):
+            raise ValueError("Arguments `s`, `t`, `u` are the targets of a type 3 plan")
         ad0, coords, M = checked_points(self._dim, (x, y, z), self._real_dtype)
         self._ensure_engine(ad0, coords[0])
         check_device(ad0, zip(_NAMES, coords), self._device)
+        check_device(ad0, zip(_TARGET_NAMES, targets), self._device)
+        t3 = (N, *[ad0.ptr(a) for a in reversed(targets)], *[0] * pad) if targets else ()
         if ad0.on_device:
-            ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * (3 - self._dim)
+            ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * pad
             with _StreamOrder(self, ad0, coords[0]):
-                self._set_dev(M, *ptrs)
+                self._set_dev(M, *ptrs, *t3)
         else:
-            self._set_arrays(*reversed(coords), *([None] * (3 - self._dim)))
+            t3 = (*reversed(targets), *[None] * pad) if targets else ()
+            self._set_arrays(*reversed(coords), *([None] * pad), *t3)
         # The arrays are kept: an adjoint plan made later sets the same points.
         self._points = coords
         self._M = M
         n_modes = self._n_modes
-        self._core_in, self._core_out = ((M,), n_modes) if self._type != 2 else (n_modes, (M,))
+        if self._type == 1:
+            self._core_in, self._core_out = (M,), n_modes
+        elif self._type == 2:
+            self._core_in, self._core_out = n_modes, (M,)
+        else:
+            self._core_in, self._core_out = (M,), (N,)
         # The usual shape of `data`, checked by one comparison in the numpy path.
         self._full_batch = () if self._n_trans == 1 else (self._n_trans,)
         self._full_in = self._full_batch + self._core_in
+        self._targets = targets
         if self._adjoint is not None:
-            self._adjoint.setpts(*coords)
+            self._set_adjoint_points()
 
     # ---- execute ----
     def execute(self, data, out=None):
@@ -415,6 +433,13 @@ class Plan(PlanInfo):
     def _check_out(self, ad, out, core_out):
         return checked_out(ad, out, core_out, self._n_trans, self._dtype, self._device)
 
+    def _set_adjoint_points(self):
+        pad = [None] * (3 - self._dim)
+        if self._type == 3:
+            self._adjoint.setpts(*self._targets, *pad, *self._points, *pad)
+        else:
+            self._adjoint.setpts(*self._points)
+
     def execute_adjoint(self, data, out=None):
         """The adjoint of the planned transform on the same points: for a type 1 plan, modes
         -> strengths (a type 2 with the opposite sign); for a type 2 plan, values -> modes."""
@@ -426,15 +451,17 @@ class Plan(PlanInfo):
                                  if k in ("_dtype", "_real_dtype", "_suffix", "_dim", "_n_modes",
                                           "_n_trans", "_tol", "_eps", "_fixed_device",
                                           "_fixed_stream")})
-            adj._type = 3 - self._type
+            # Type 1 <-> type 2 on the same points; type 3's adjoint is a type 3 from the
+            # targets back to the sources.
+            adj._type = 3 if self._type == 3 else 3 - self._type
             adj._isign = -self._isign
             adj._opts = _copy_options(self._opts)
             adj._M = None
             adj._points = None
             adj._adjoint = None
             adj._make_inner(self._on_device, self._device, self._stream)
-            adj.setpts(*self._points)
             self._adjoint = adj
+            self._set_adjoint_points()
         return self._adjoint.execute(data, out)
 
 

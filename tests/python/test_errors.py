@@ -57,6 +57,8 @@ def test_wrong_shapes_are_value_errors(plan1d):
         p.setpts(np.zeros(3))
     with pytest.raises(ValueError, match="Plan dimension is 2, but `z` was specified"):
         p.setpts(np.zeros(3), np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="targets of a type 3 plan"):
+        p.setpts(np.zeros(3), np.zeros(3), s=np.zeros(3))
 
 
 def test_out_must_be_contiguous_and_writeable(plan1d):
