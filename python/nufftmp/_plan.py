@@ -219,21 +219,22 @@ class Plan(PlanInfo):
         n_trans (int): vectors transformed per execute.
         eps (float): requested relative accuracy.
         isign (int): sign of the exponent; default +1 for type 1, -1 for type 2.
-        dtype: 'complex64' or 'complex128' (default, as FINUFFT; cuFINUFFT's default is
-            complex64: pass it).
+        dtype: 'complex64' or 'complex128'. Default: complex128 (FINUFFT's), or complex64 when
+            the first points given to setpts are float32 (cuFINUFFT's default precision).
         **kwargs: FINUFFT/cuFINUFFT options and nufftmp's Options fields (see nufftmp._options).
     """
 
     def __init__(self, nufft_type, n_modes_or_dim, n_trans=1, eps=1e-6, isign=None,
-                 dtype="complex128", **kwargs):
+                 dtype=None, **kwargs):
         self._inner = None
         if nufft_type not in (1, 2, 3):
             raise ValueError(f"nufft_type = {nufft_type!r} (must be 1, 2 or 3)")
         if nufft_type == 3:
             type3_unavailable()
-        self._dtype = complex_dtype(dtype)
-        self._real_dtype = np.dtype(np.float32 if self._dtype == np.complex64 else np.float64)
-        self._suffix = "F32" if self._dtype == np.complex64 else "F64"
+        # dtype None: FINUFFT's default complex128, or complex64 if the first points are float32
+        # (cuFINUFFT's default precision), so code written for either runs unchanged.
+        self._dtype_given = dtype is not None
+        self._set_dtype(complex_dtype("complex128" if dtype is None else dtype))
         self._dim, self._n_modes = check_n_modes(nufft_type, n_modes_or_dim)
         if not isinstance(n_trans, numbers.Integral) or n_trans < 1:
             raise ValueError(f"n_trans = {n_trans!r} (must be an integer >= 1)")
@@ -243,12 +244,9 @@ class Plan(PlanInfo):
             isign = -1 if nufft_type == 2 else 1
         self._isign = 1 if isign >= 0 else -1
         self._opts, self._fixed_device, self._fixed_stream = make_options(kwargs)
-        validate = getattr(_core, "validate_plan_" + self._suffix)
-        self._tol, warning = validate(self._type, list(self._n_modes[::-1]), self._isign,
-                                      self._n_trans, clamp_eps(eps), self._opts)
-        if warning:
-            warnings.warn("nufftmp: " + warning, stacklevel=2)
+        self._eps_clamped = clamp_eps(eps)
         self._eps = float(eps)
+        self._validate(stacklevel=3)
         self._M = None
         self._points = None
         self._adjoint = None
@@ -284,7 +282,28 @@ class Plan(PlanInfo):
     def describe(self):
         return self._inner.describe() if self._inner is not None else "(engine not chosen yet)"
 
-    # ---- engine ----
+    # ---- precision and engine ----
+    def _set_dtype(self, dt):
+        self._dtype = dt
+        self._real_dtype = np.dtype(np.float32 if dt == np.complex64 else np.float64)
+        self._suffix = "F32" if dt == np.complex64 else "F64"
+
+    def _validate(self, stacklevel):
+        """The C++ plan's own checks (no engine made); sets the effective tolerance."""
+        validate = getattr(_core, "validate_plan_" + self._suffix)
+        self._tol, warning = validate(self._type, list(self._n_modes[::-1]), self._isign,
+                                      self._n_trans, self._eps_clamped, self._opts)
+        if warning:
+            warnings.warn("nufftmp: " + warning, stacklevel=stacklevel + 1)
+
+    def _follow_points_precision(self, x):
+        # Before the engine exists and without a dtype argument: float32 points mean complex64.
+        if self._inner is None and not self._dtype_given and x is not None:
+            ad, a = _arrays.adapter(x, "x")
+            if ad.dtype(a) == np.float32 and self._dtype != np.complex64:
+                self._set_dtype(np.dtype(np.complex64))
+                self._validate(stacklevel=4)
+
     def _make_inner(self, on_device, device, stream):
         o = self._opts
         o.backend = _core.Backend.Cuda if on_device else _core.Backend.Cpu
@@ -334,6 +353,7 @@ class Plan(PlanInfo):
         plan's real dtype; for type 3 also the targets s (t, u)."""
         if x is None:
             raise ValueError("Argument `x` is required")
+        self._follow_points_precision(x)
         pad = 3 - self._dim
         targets, N = [], 0
         if self._type == 3:
@@ -449,8 +469,9 @@ class Plan(PlanInfo):
             adj = Plan.__new__(Plan)
             adj.__dict__.update({k: v for k, v in self.__dict__.items()
                                  if k in ("_dtype", "_real_dtype", "_suffix", "_dim", "_n_modes",
-                                          "_n_trans", "_tol", "_eps", "_fixed_device",
-                                          "_fixed_stream")})
+                                          "_n_trans", "_tol", "_eps", "_eps_clamped",
+                                          "_fixed_device", "_fixed_stream")})
+            adj._dtype_given = True
             # Type 1 <-> type 2 on the same points; type 3's adjoint is a type 3 from the
             # targets back to the sources.
             adj._type = 3 if self._type == 3 else 3 - self._type

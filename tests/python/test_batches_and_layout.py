@@ -177,6 +177,22 @@ def test_import_as_finufft_runs_finufft_code(rng):
         finufft.nufft1d2(x, np.ones(10, np.complex128))
 
 
+def test_default_precision_follows_float32_points(rng):
+    # cuFINUFFT code relies on its default complex64 with float32 points; FINUFFT code on
+    # complex128 with float64 points: without a dtype argument both run.
+    pts = random_points(rng, 2, 60, np.complex64)
+    plan = nufftmp.Plan(1, (8, 6), eps=1e-5)
+    assert plan.dtype == np.complex128
+    plan.setpts(*pts)
+    assert plan.dtype == np.complex64
+    c = random_complex(rng, 60, np.complex64)
+    f = plan.execute(c)
+    assert f.dtype == np.complex64
+    assert rel_err(f, direct_type1(pts, c, (8, 6), 1)) < 2e-4
+    with pytest.raises(TypeError, match="float32 was given"):
+        nufftmp.Plan(1, (8, 6), dtype="complex128").setpts(*pts)
+
+
 def test_torch_cpu_tensors_come_back_as_tensors(rng):
     torch = pytest.importorskip("torch")
     pts = random_points(rng, 1, 40, np.complex128)

@@ -17,7 +17,7 @@ def plan1d():
 
 def test_wrong_dtypes_are_type_errors(plan1d):
     with pytest.raises(TypeError, match="does not have the correct dtype: float32 was given"):
-        nufftmp.Plan(1, (10,)).setpts(np.zeros(5, np.float32))
+        nufftmp.Plan(1, (10,), dtype="complex128").setpts(np.zeros(5, np.float32))
     with pytest.raises(TypeError, match="complex64 was given, but complex128"):
         plan1d.execute(np.zeros(20, np.complex64))
     with pytest.raises(TypeError, match="`data` does not have the correct dtype"):
