@@ -5,7 +5,7 @@
 # and one GPU case through Python next to the C++ nufftmp-bench. About 4 minutes with 16 cores.
 # Logs go to $OUT (default ./device-out); the summary is printed last.
 #   scripts/device_python.sh [all|build|test|overhead|case]...   (default: all)
-# Knobs: PY (default python3), CASE_ARGS (bench_python.py case arguments; default P1 below).
+# Knobs: PY (default python3), PY_CMAKE_ARGS (default: CUDA on, sm_90), CASE_ARGS (bench_python.py case arguments; default P1 below).
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -17,15 +17,23 @@ summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 "$PY" -c "import sys, numpy; print('python', sys.version.split()[0], 'numpy', numpy.__version__)" \
   2>&1 | tee -a "$summary"
+# The bindings compile against Python's headers (python3-dev): say where they are expected.
+"$PY" -c "import os, sysconfig; p = sysconfig.get_paths()['include']; \
+print('Python.h', 'found' if os.path.exists(os.path.join(p, 'Python.h')) else 'MISSING', 'in', p)" \
+  2>&1 | tee -a "$summary"
 for m in scikit_build_core nanobind cupy torch mpi4py pytest; do
-  "$PY" -c "import $m; print('$m', getattr($m, '__version__', '?'))" 2>/dev/null \
-    | tee -a "$summary" || note "$m: not installed"
+  if v=$("$PY" -c "import $m; print(getattr($m, '__version__', '?'))" 2>/dev/null); then
+    note "$m $v"
+  else
+    note "$m: not installed"
+  fi
 done
 
 if want build; then
   start=$(date +%s)
   rm -rf "$SITE"
-  CMAKE_ARGS="-DNUFFTMP_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90" CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
+  CMAKE_ARGS=${PY_CMAKE_ARGS:-"-DNUFFTMP_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90"} \
+    CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
     "$PY" -m pip install -v --no-deps --no-build-isolation --no-index --target "$SITE" . \
     > "$OUT/py_build.log" 2>&1
   note "pip install rc=$? in $(( $(date +%s) - start )) s"
