@@ -20,7 +20,7 @@ Distributed over mpi4py: ``nufftmp.DistPlan(comm, ...)``; M-TIP slicing and merg
 
 from . import _core
 from ._errors import (BadPointsError, InvalidArgumentError, NotAvailableError, NufftError,
-                      OutOfMemoryError, RemoteFailureError)
+                      OutOfMemoryError, RemoteFailureError, ShapeError)
 from ._plan import Plan
 from ._simple import (nufft1d1, nufft1d2, nufft1d3, nufft2d1, nufft2d2, nufft2d3, nufft3d1,
                       nufft3d2, nufft3d3)
@@ -42,4 +42,4 @@ def cuda_device_count():
 __all__ = ["Plan", "DistPlan", "Context", "Options", "nufft1d1", "nufft1d2", "nufft1d3",
            "nufft2d1", "nufft2d2", "nufft2d3", "nufft3d1", "nufft3d2", "nufft3d3",
            "NufftError", "InvalidArgumentError", "BadPointsError", "OutOfMemoryError",
-           "NotAvailableError", "RemoteFailureError", "cuda_available", "cuda_device_count"]
+           "NotAvailableError", "RemoteFailureError", "ShapeError", "cuda_available", "cuda_device_count"]

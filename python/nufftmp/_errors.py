@@ -5,8 +5,13 @@ Every failure of the C++ library (a ``nufftmp::Error``) arrives as a subclass of
 Python user would catch: bad parameters and bad points are ``ValueError``, out of memory is
 ``MemoryError``, the rest ``RuntimeError`` (as FINUFFT's Python package raises). Checks made by
 the Python layer itself (array dtypes, shapes, kinds) raise plain ``TypeError`` / ``ValueError``
-with FINUFFT's and cuFINUFFT's wording.
+with FINUFFT's and cuFINUFFT's wording; a wrong shape is a :class:`ShapeError`.
 """
+
+
+class ShapeError(ValueError, TypeError):
+    """An array argument of the wrong shape or size: a ValueError, and a TypeError too because
+    cuFINUFFT raises TypeError for these (code written for either catches it)."""
 
 
 class NufftError(RuntimeError):

@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 
 from . import _arrays, _core
+from ._errors import ShapeError
 from ._options import make_options
 
 # nufftmp's accepted tolerance range (common/plan_config.cpp): FINUFFT accepts any eps and
@@ -131,11 +132,11 @@ def checked_points(dim, given, real_dtype, stacklevel=4, names=_NAMES):
             raise dtype_error(name, dt, real_dtype)
         shape = _arrays.shape_of(a)
         if len(shape) != 1:
-            raise ValueError(f"Argument `{name}` must be a vector")
+            raise ShapeError(f"Argument `{name}` must be a vector")
         if M is None:
             M = shape[0]
         elif shape[0] != M:
-            raise ValueError(f"Argument `{name}` must be of shape {(M,)}, got {shape}")
+            raise ShapeError(f"Argument `{name}` must be of shape {(M,)}, got {shape}")
         if not ad.contiguous(a):
             warnings.warn(f"Argument `{name}` does not satisfy the following requirement: C. "
                           f"Copying array (this may reduce performance)", stacklevel=stacklevel)
@@ -205,7 +206,7 @@ def batch_of(shape, core, n_trans, name):
         if math.prod(batch) == n_trans:
             return batch
     want = core if n_trans == 1 else (n_trans,) + core
-    raise ValueError(f"Argument `{name}` must be of shape {want}, got {shape}")
+    raise ShapeError(f"Argument `{name}` must be of shape {want}, got {shape}")
 
 
 class Plan(PlanInfo):

@@ -7,6 +7,7 @@ import math
 import numbers
 
 from . import _arrays
+from ._errors import ShapeError
 from ._plan import Plan, type3_unavailable
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
@@ -32,7 +33,7 @@ def _modes_of(dim, n_modes, out):
     if out is not None:
         shape = _arrays.shape_of(out)
         if len(shape) < dim:
-            raise ValueError(f"Argument `out` must have at least {dim} axes, got {shape}")
+            raise ShapeError(f"Argument `out` must have at least {dim} axes, got {shape}")
         from_out = tuple(shape[len(shape) - dim:])
         if n_modes is not None and from_out != n_modes:
             raise ValueError(f"n_modes {n_modes} and the shape of `out` {shape} do not match")
@@ -45,7 +46,7 @@ def _modes_of(dim, n_modes, out):
 def _n_trans(shape, core, name):
     nd = len(core)
     if len(shape) < nd or tuple(shape[len(shape) - nd:]) != tuple(core):
-        raise ValueError(f"Argument `{name}` must end with axes {tuple(core)}, got {tuple(shape)}")
+        raise ShapeError(f"Argument `{name}` must end with axes {tuple(core)}, got {tuple(shape)}")
     return math.prod(shape[:len(shape) - nd])
 
 
@@ -65,7 +66,7 @@ def _type2(dim, pts, f, out, eps, isign, kwargs):
     dtype = _precision(pts[0])
     shape = _arrays.shape_of(f)
     if len(shape) < dim:
-        raise ValueError(f"Argument `f` must have at least {dim} axes, got {shape}")
+        raise ShapeError(f"Argument `f` must have at least {dim} axes, got {shape}")
     n_modes = tuple(shape[len(shape) - dim:])
     n_trans = math.prod(shape[:len(shape) - dim])
     plan = Plan(2, n_modes, n_trans, eps, isign, dtype, **kwargs)

@@ -15,6 +15,7 @@ copied to the host (the C++ stages take host arrays); results come back as the i
 import numpy as np
 
 from . import _arrays, _core
+from ._errors import ShapeError
 from ._dist import Context, agree
 
 
@@ -130,7 +131,7 @@ class Slicer:
             raise RuntimeError("setpts must be called before slice")
         model, ad = _host(model, "model", self._complex)
         if model.shape != (self.M,) * 3:
-            raise ValueError(f"Argument `model` must be of shape {(self.M,) * 3}, got "
+            raise ShapeError(f"Argument `model` must be of shape {(self.M,) * 3}, got "
                              f"{model.shape}")
         values = np.empty(self._n, dtype=self._complex)
         self._inner.slice(model.ctypes.data, values.ctypes.data)
@@ -169,7 +170,7 @@ class Merger:
             if weights is not None:
                 w, _ = _host(weights, "weights", self._real)
                 if w.shape != H_.shape:
-                    raise ValueError(f"Argument `weights` must be of shape {H_.shape}")
+                    raise ShapeError(f"Argument `weights` must be of shape {H_.shape}")
             return H_, K_, L_, w
         H_, K_, L_, w = agree(self._comm, check)
         self._inner.set_points(H_.shape[0], *_reversed_ptrs(H_, K_, L_),
@@ -187,12 +188,12 @@ class Merger:
         def check():
             d, ad = _host(data, "data", self._real)
             if d.shape != (self._n,):
-                raise ValueError(f"Argument `data` must be of shape {(self._n,)}, got {d.shape}")
+                raise ShapeError(f"Argument `data` must be of shape {(self._n,)}, got {d.shape}")
             s = None
             if start is not None:
                 s, _ = _host(start, "start", np.dtype(np.float64))
                 if s.shape != shape:
-                    raise ValueError(f"Argument `start` must be of shape {shape}")
+                    raise ShapeError(f"Argument `start` must be of shape {shape}")
             return d, s, ad
         d, s, ad = agree(self._comm, check)
         ac = np.empty(shape, dtype=np.float64)

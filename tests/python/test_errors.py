@@ -41,6 +41,8 @@ def test_real_dtype_is_deprecated_but_accepted():
 def test_wrong_shapes_are_value_errors(plan1d):
     with pytest.raises(ValueError, match=r"`data` must be of shape \(20,\)"):
         plan1d.execute(np.zeros(21, np.complex128))
+    with pytest.raises(TypeError):  # cuFINUFFT raises TypeError for shapes: caught as well
+        plan1d.execute(np.zeros(21, np.complex128))
     with pytest.raises(ValueError, match="`out` must be of shape"):
         plan1d.execute(np.zeros(20, np.complex128), out=np.zeros(11, np.complex128))
     p = nufftmp.Plan(2, (4, 5), n_trans=2)
