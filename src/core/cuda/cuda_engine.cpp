@@ -361,6 +361,8 @@ class CudaEngine final : public Engine<T> {
     a.num_subs = pts.num_subproblems;
     a.points_per_batch = ch.np;
     a.threads = ch.threads;
+    a.maxsub = ch.maxsub;
+    a.variant = ch.variant;
     a.nvec = nv;
     a.c = c;
     a.fw = fw;

@@ -109,10 +109,6 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
 // Every width a double plan reaches has its register row.
 static_assert(row_len<kMaxWidth>() <= kRowsMaxLen, "register row longer than kRowsMaxLen");
 
-bool rows_spreader_applies(int dim, std::size_t tsize, const BinView& bins) {
-  return tsize == sizeof(double) && dim == 3 && bins.size[0] == kRowsBinX;
-}
-
 std::size_t spread_rows_shared_bytes(int w, const BinView& bins, int np) {
   const int rx = make_tile(3, w, bins).width[0];  // the row: bin plus halo
   return sm_tile_shared_bytes<double>(3, w, bins) +
