@@ -46,7 +46,8 @@ __global__ void __launch_bounds__(256) spread_sweep_kernel(PointsView<T> pts, Gr
   };
   auto extra = [&](int slot, int, std::int64_t i) { sh.warp.c[slot] = c[user_index(pts, i)]; };
   auto process = [&](int nq) {
-    for (int q = 0; q < nq; ++q) {
+#pragma unroll 4
+    for (int q = 0; q < nq; ++q) {  // unrolled: the next points' loads issue early
       const T kxv = staged_kx<W>(sh, q, x);
       const cplx<T> cq = sh.warp.c[q];
       const T re = cq.x * kxv, im = cq.y * kxv;
