@@ -153,6 +153,10 @@ void default_bins(Method m, KernelVariant v, int type, int dim, int w, int* bs) 
   }
   if (dim == 1) bs[0] = 1024;
   if (dim == 2) bs[0] = bs[1] = 32;
+  if (dim == 2 && v == KernelVariant::Rows) {  // a thread per tile row: 256 rows, 4 + halo wide
+    bs[0] = kRowsBinX;
+    bs[1] = 256 - 2 * ((w + 1) / 2);
+  }
   // Double output-driven spreading in 3D runs the register-row kernel, built for 4-wide bins
   // (spread_output_rows.cu). P5 on the H200: 4x4x8 bins 2.67 ms, 4^3 3.13, 4x8x8 3.90 (its 324
   // rows need two passes of a 256-thread block). SM and the SM interpolator keep 8^3 (P5 SM:
@@ -167,7 +171,7 @@ template <typename T>
 std::size_t tile_bytes(int type, Method m, KernelVariant v, int dim, int w, const BinView& b,
                        int np, int maxsub, int threads) {
   switch (v) {
-    case KernelVariant::Rows: return spread_rows_shared_bytes(w, b, np);
+    case KernelVariant::Rows: return spread_rows_shared_bytes(dim, w, b, np);
     case KernelVariant::Sweep: return sweep_launch(type, dim, w, sizeof(T), b, maxsub).shared_bytes;
     case KernelVariant::Dealt:
       return deal_layout(dim, sizeof(T), make_tile(dim, w, b), threads).total;
@@ -217,8 +221,12 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
 
   const int sweep_sub = cfg.type == 1 ? (dim == 1 ? kSweepMaxSub : kSweepDefaultSub1)
                                       : kSweepDefaultSub2;
+  // 2D register rows: bins of ~1000 points at density 1 in one subproblem (each adds its whole
+  // tile to the fine grid); the points are staged np at a time, so size costs no memory.
   auto maxsub_for = [&](KernelVariant var) {
-    const int fallback = var == KernelVariant::Sweep ? sweep_sub : 1024;
+    const int fallback = var == KernelVariant::Sweep                ? sweep_sub
+                         : (var == KernelVariant::Rows && dim == 2) ? 4096
+                                                                    : 1024;
     return o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", fallback);
   };
   // Variants with conditions on the bins: the register rows need 4-wide bins, the sweep at most
@@ -283,7 +291,7 @@ const char* variant_name(KernelVariant v) {
 bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsize) {
   switch (v) {
     case KernelVariant::Tile: return type == 1 && m == Method::Output;
-    case KernelVariant::Rows: return type == 1 && m == Method::Output && dim == 3 && tsize == 8;
+    case KernelVariant::Rows: return type == 1 && m == Method::Output && dim >= 2 && tsize == 8;
     case KernelVariant::Sweep:
       return dim <= 2 && ((type == 1 && m == Method::Output) || (type == 2 && m == Method::SM));
     case KernelVariant::Thread:

@@ -8,7 +8,7 @@ namespace nufftmp::detail {
 enum class KernelVariant {
   Auto = 0,  // a method without variants (GM, GM-sort, type 1 SM)
   Tile,      // type 1 output-driven: shared tile with atomics (32-bit fixed point for float)
-  Rows,      // type 1 output-driven, double 3D with 4-wide bins: register rows
+  Rows,      // type 1 output-driven, double 2D/3D with 4-wide bins: register rows
   Sweep,     // 1D/2D: a warp per 32-column strip of the tile, points bucketed by row,
              // a register window of W rows sliding down the tile (spread_sweep.cu, interp_sweep.cu)
   Thread,    // type 2 SM: a thread per point

@@ -183,8 +183,8 @@ std::vector<Case> all_cases() {
 // double; sigma = 1.25: float w = 10, double w = 16), uniform and clustered. Sweep: 1D and 2D,
 // both types, with bins giving several strips (1D 64, 2D 64 x 8: three; the variant's own
 // bins on wider grids: eight), several row buckets and several subproblems per bin (maxsub
-// 64), and for clustered points several warps per strip. Dealt: type 2 in 1D-3D. Thread
-// (double) and group (float): the instantiations the defaults do not use.
+// 64), and for clustered points several warps per strip. Dealt: type 2 in 1D-3D. Rows: 2D
+// double spreading. Thread (double) and group (float): instantiations the defaults do not use.
 std::vector<Case> variant_cases() {
   using detail::KernelVariant;
   std::vector<Case> cases;
@@ -221,6 +221,13 @@ std::vector<Case> variant_cases() {
         const Method m = type == 1 ? Method::Output : Method::SM;
         add(1, type, m, KernelVariant::Sweep, wd, dist, -1, 0, 0);
         add(2, type, m, KernelVariant::Sweep, wd, dist, -1, 0, 150);
+      }
+  // Register rows in 2D (double): small bins (several subproblems) and its own (4 x ~250).
+  for (Dist dist : {Dist::Uniform, Dist::Clustered})
+    for (const Width& wd : widths)
+      if (wd.prec == Prec::Double) {
+        add(2, 1, Method::Output, KernelVariant::Rows, wd, dist, 4, 8, 0);
+        add(2, 1, Method::Output, KernelVariant::Rows, wd, dist, -1, 0, 0);
       }
   for (Dist dist : {Dist::Uniform, Dist::Clustered})
     for (int dim : {2, 3}) {

@@ -113,6 +113,14 @@ TEST(CudaHeuristics, KernelVariants) {
   EXPECT_EQ(s2.variant, KernelVariant::Dealt);
   EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9).variant, KernelVariant::Rows);  // no 3D sweep
 
+  ::setenv("NUFFTMP_CUDA_VARIANT", "rows", 1);  // 2D register rows: a thread per tile row
+  const auto r2 = choose<double>(1, {1024, 1024}, 1e-12);  // w = 13: halo 7 per side
+  EXPECT_EQ(r2.variant, KernelVariant::Rows);
+  EXPECT_EQ(r2.bins.size[0], 4);
+  EXPECT_EQ(r2.bins.size[1], 256 - 14);
+  EXPECT_EQ(r2.maxsub, 4096);
+  EXPECT_EQ(choose<float>(1, {1024, 1024}, 1e-5).variant, KernelVariant::Tile);  // double only
+
   ::setenv("NUFFTMP_CUDA_VARIANT", "sweep", 1);
   const auto s3 = choose<float>(2, {1024, 1024}, 1e-5, sm);
   EXPECT_EQ(s3.variant, KernelVariant::Sweep);
