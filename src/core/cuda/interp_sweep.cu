@@ -8,9 +8,7 @@
 // group of G points is then summed over the warp by a reduce-scatter (G - 1 + 5 - log2 G
 // shuffles per component instead of 5 G). A stencil reaches at most two strips: each writes
 // its partial sum to its own slot, and a last pass adds them and writes c.
-#include "cuda/launch_common.cuh"
 #include "cuda/sweep_common.cuh"
-#include "cuda/width_dispatch.hpp"
 
 namespace nufftmp::detail {
 
@@ -123,17 +121,9 @@ __global__ void __launch_bounds__(256) interp_sweep_kernel(PointsView<T> pts, Gr
 
 template <typename T>
 void interp_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  if (a.pts.M == 0 || a.num_subs == 0) return;
-  const SweepLaunch s = sweep_launch(2, a.dim, a.w, sizeof(T), a.bins, a.maxsub);
-  SpreadLaunch<T> l = a;
-  l.threads = s.threads;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    if constexpr (D.value <= 2)
-      launch_per_subproblem(interp_sweep_kernel<T, W.value, D.value>, "interp_sweep_kernel", l, k,
-                            s.shared_bytes, a.maxsub, as_const_cplx(a.fw), as_cplx(a.c));
-    else
-      throw Error(ErrorCode::Internal, "the sweep interpolator is built for 1D and 2D only");
-  });
+  launch_sweep(2, "interp_sweep_kernel", a, k,
+               [](auto W, auto D) { return interp_sweep_kernel<T, W.value, D.value>; },
+               as_const_cplx(a.fw), as_cplx(a.c));
 }
 
 template void interp_sweep<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);

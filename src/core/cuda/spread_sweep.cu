@@ -8,9 +8,7 @@
 // (Hopper has none for float or double adds: compare-and-swap loops, PERFORMANCE.md), no
 // barrier between points and no shared tile; each fine-grid cell of the tile gets one global
 // atomic per subproblem, as with a flushed tile.
-#include "cuda/launch_common.cuh"
 #include "cuda/sweep_common.cuh"
-#include "cuda/width_dispatch.hpp"
 
 namespace nufftmp::detail {
 
@@ -93,17 +91,9 @@ __global__ void __launch_bounds__(256) spread_sweep_kernel(PointsView<T> pts, Gr
 
 template <typename T>
 void spread_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  if (a.pts.M == 0 || a.num_subs == 0) return;
-  const SweepLaunch s = sweep_launch(1, a.dim, a.w, sizeof(T), a.bins, a.maxsub);
-  SpreadLaunch<T> l = a;
-  l.threads = s.threads;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    if constexpr (D.value <= 2)
-      launch_per_subproblem(spread_sweep_kernel<T, W.value, D.value>, "spread_sweep_kernel", l, k,
-                            s.shared_bytes, a.maxsub, as_const_cplx(a.c), as_cplx(a.fw));
-    else
-      throw Error(ErrorCode::Internal, "the sweep spreader is built for 1D and 2D only");
-  });
+  launch_sweep(1, "spread_sweep_kernel", a, k,
+               [](auto W, auto D) { return spread_sweep_kernel<T, W.value, D.value>; },
+               as_const_cplx(a.c), as_cplx(a.fw));
 }
 
 template void spread_sweep<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);

@@ -1,14 +1,19 @@
 // Device side of the sweep kernels (spread_sweep.cu, interp_sweep.cu; layout and the idea in
 // sweep_layout.hpp): the block's view of its shared memory, the counting sort of a
 // subproblem's points by first stencil row, a warp's staging of a bucket's points, 16-byte
-// vector rows of staged kernel values, and the reduce-scatter of per-lane partial sums.
+// vector rows of staged kernel values, the reduce-scatter of per-lane partial sums, and the
+// host side of the launch.
 #pragma once
 
 #include <cstdint>
 
+#include <string>
+
 #include "cuda/kernel_common.cuh"
+#include "cuda/launch_common.cuh"
 #include "cuda/sweep_layout.hpp"
 #include "cuda/tile_common.cuh"
+#include "cuda/width_dispatch.hpp"
 
 namespace nufftmp::detail {
 
@@ -334,6 +339,23 @@ __device__ __forceinline__ std::int64_t sweep_row_offset(const GridView& grid, c
                                                         int r) {
   if constexpr (D == 2) return std::int64_t(wrap_tile(origin[1] + r, grid.nf[1])) * grid.nf[0];
   return 0;
+}
+
+// Host: launches kernel_of(W, D) (a sweep kernel of type `type`) with one warp per strip and its
+// shared memory; its parameters are those of launch_per_subproblem, then maxsub, then args.
+template <typename T, typename KernelOf, typename... Args>
+void launch_sweep(int type, const char* name, const SpreadLaunch<T>& a, const KernelCoeffs<T>& k,
+                  KernelOf&& kernel_of, Args... args) {
+  if (a.pts.M == 0 || a.num_subs == 0) return;
+  const SweepLaunch s = sweep_launch(type, a.dim, a.w, sizeof(T), a.bins, a.maxsub);
+  SpreadLaunch<T> l = a;
+  l.threads = s.threads;
+  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
+    if constexpr (D.value <= 2)
+      launch_per_subproblem(kernel_of(W, D), name, l, k, s.shared_bytes, a.maxsub, args...);
+    else
+      throw Error(ErrorCode::Internal, std::string(name) + " is built for 1D and 2D only");
+  });
 }
 
 }  // namespace nufftmp::detail
