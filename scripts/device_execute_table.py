@@ -135,6 +135,25 @@ def main():
                 star, r["label"][:21], ran[:30], f(ex), f(gpu), f(core), f(fft),
                 f(res.get("rel_err"), "%.1e"), ratio, ratio_gpu))
 
+    # One line per case: the default against the fastest variant (what a new default would give).
+    print("\n== per case: auto (the current default) and the fastest variant; ratio to cuFINUFFT best")
+    for case in order:
+        mine = [r for r in runs if r["case"] == case and (r.get("res") or {}).get("exec_ms")]
+        if not mine:
+            print("  %-8s no result" % case)
+            continue
+        auto = next((r for r in mine if r["label"] == "auto"), None)
+        fast = min(mine, key=lambda r: r["res"]["exec_ms"])
+        best = cuf.get(case)
+        ra = "%.2f" % (best[1] / auto["res"]["exec_ms"]) if best and auto else "-"
+        rf = "%.2f" % (best[1] / fast["res"]["exec_ms"]) if best else "-"
+        print("  %-8s auto %7s ms (%s)  fastest %-21s %7s ms (%s)" % (
+            case, "%.4g" % auto["res"]["exec_ms"] if auto else "-", ra, fast["label"][:21],
+            "%.4g" % fast["res"]["exec_ms"], rf))
+
+
+
+
 
 if __name__ == "__main__":
     main()

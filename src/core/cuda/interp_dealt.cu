@@ -65,13 +65,19 @@ __global__ void __launch_bounds__(256) interp_dealt_kernel(PointsView<T> pts, Gr
     __syncthreads();
     if (in) {
       // Points dealt before (key, rank): every point of rank < rank, and those of this rank
-      // with a smaller key.
+      // with a smaller key - per key b, min(count_b, rank + (b < key)).
+      int n[K];
+#pragma unroll
+      for (int b = 0; b < K; b += 4) {
+        const int4 v = reinterpret_cast<const int4*>(cnt)[b / 4];
+        n[b] = v.x;
+        n[b + 1] = v.y;
+        n[b + 2] = v.z;
+        n[b + 3] = v.w;
+      }
       int pos = 0;
 #pragma unroll
-      for (int b = 0; b < K; ++b) {
-        const int n = cnt[b];
-        pos += min(n, rank) + ((b < key && n > rank) ? 1 : 0);
-      }
+      for (int b = 0; b < K; ++b) pos += min(n[b], b < key ? rank + 1 : rank);
       st_l0[pos] = l0;
       st_p[pos] = p;
 #pragma unroll
