@@ -23,6 +23,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 device_session 540
+export PATH=$PATH:/usr/local/cuda/bin  # ncu, compute-sanitizer
 B="$BUILD/apps/nufftmp-bench"
 T="$BUILD/tests/core/cuda/test_cuda_accuracy"
 export NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
@@ -165,9 +166,11 @@ if want ncu; then
     if echo "$known" | grep -qx "$base"; then metrics="$metrics,$m"; else echo "ncu: no $base" >> "$OUT/ncu.txt"; fi
   done
   metrics=${metrics#,}
+  [ -z "$metrics" ] && echo "ncu: no metric available (is ncu on PATH?)" >> "$OUT/ncu.txt"
   # ncu_case CASE KERNEL-REGEX METHOD [ENV=VALUE...]
   ncu_case() {
     local case=$1 kern=$2 method=$3; shift 3
+    [ -z "$metrics" ] && return
     [ "$(left)" -lt 300 ] && { echo "ncu: out of time before $case $kern" >> "$OUT/ncu.txt"; return; }
     echo "== $case $kern $* ==" >> "$OUT/ncu.txt"
     # shellcheck disable=SC2046
