@@ -59,8 +59,9 @@ struct Options {
   // added (its energy is Result::energy_background).
   bool neutralize = false;
   double min_distance = 0;  // two ions closer than this are an error; 0: 1e-6 d
-  // Host/device memory the NUFFT grids may take; 0: half of the free device memory (CUDA
-  // engine) or of the physical memory (CPU engine). Caps the mode count chosen.
+  // Host/device memory the NUFFT grids may take; 0: 40% of the free device memory (CUDA
+  // engine; the ions and the plans' point arrays need the rest) or of the physical memory
+  // (CPU engine). Caps the mode count chosen.
   double memory_budget_bytes = 0;
   // NUFFT options (upsampfac, method, threads, ...); the backend comes from the Context.
   nufftmp::Options nufft;

@@ -40,6 +40,8 @@ double ms_since(Clock::time_point t0) {
 
 // A net charge this small against sum |q| is rounding of a neutral system.
 constexpr double kNeutralRelative = 1e-8;
+// Share of the free memory the NUFFT grids may take by default (Options::memory_budget_bytes).
+constexpr double kDefaultBudgetShare = 0.4;
 // Default min_distance, in units of the mean spacing d.
 constexpr double kMinDistanceRelative = 1e-6;
 
@@ -128,7 +130,8 @@ void Solver::Impl::plan(std::int64_t n_total, Timings& tm) {
   double budget = opts.memory_budget_bytes;
   agreed(comm(), [&] {
     if (budget <= 0)
-      budget = 0.5 * (gpu ? detail::GpuEwald::free_memory(ctx->device()) : physical_memory_bytes());
+      budget = kDefaultBudgetShare *
+               (gpu ? detail::GpuEwald::free_memory(ctx->device()) : physical_memory_bytes());
   });
   // The root's budget for all: the parameters must be the same everywhere.
   const auto t0 = Clock::now();

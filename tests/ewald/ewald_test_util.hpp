@@ -104,6 +104,37 @@ inline DirectResult shared_reference(const System& all) {
   return d;
 }
 
+struct Errors {
+  double energy = 0, potential = 0, force = 0, force_sum = 0;  // relative, see below
+};
+
+// Errors of r (this rank's ions, global indices `global`) against the reference d:
+// energy / (N q_rms^2 / d), RMS potential / (q_rms / d), RMS force / (q_rms^2 / d^2), and
+// |sum F| / (sqrt(N) q_rms^2 / d^2).
+inline Errors errors_of(const Result& r, const DirectResult& d, const std::vector<std::int64_t>& global,
+                 bool forces) {
+  const double N = static_cast<double>(r.n_total), q2 = r.sum_q2 / N;
+  const double sp = r.parameters.spacing;
+  double ep = 0, ef = 0, sf[3] = {0, 0, 0};
+  for (std::size_t k = 0; k < global.size(); ++k) {
+    const auto i = global[k];
+    ep += std::pow(r.potential[k] - d.phi[i], 2);
+    if (!forces) continue;
+    ef += std::pow(r.fx[k] - d.fx[i], 2) + std::pow(r.fy[k] - d.fy[i], 2) +
+          std::pow(r.fz[k] - d.fz[i], 2);
+    sf[0] += r.fx[k];
+    sf[1] += r.fy[k];
+    sf[2] += r.fz[k];
+  }
+  Errors e;
+  e.energy = std::abs(r.energy - d.energy) / (N * q2 / sp);
+  e.potential = std::sqrt(sum_all(ep) / N) / (std::sqrt(q2) / sp);
+  e.force = std::sqrt(sum_all(ef) / N) / (q2 / (sp * sp));
+  e.force_sum = std::hypot(sum_all(sf[0]), sum_all(sf[1]), sum_all(sf[2])) /
+                (std::sqrt(N) * q2 / (sp * sp));
+  return e;
+}
+
 inline Result run(dist::Context& ctx, const System& s, const Options& o) {
   Solver solver(ctx, s.box, o);
   return solver.compute(s.size(), s.x.data(), s.y.data(), s.z.data(), s.q.data());
