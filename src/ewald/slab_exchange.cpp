@@ -18,13 +18,15 @@ struct Moving {
 
 }  // namespace
 
-SlabExchange::SlabExchange(const dist::Context& ctx, const SlabLayout& layout, const Ion* mine,
-                           std::int64_t n_local)
-    : comm_(ctx.comm()), rank_(ctx.rank()), size_(ctx.size()), n_local_(n_local) {
+SlabExchange::SlabExchange(const dist::Context& ctx, const SlabLayout& layout,
+                           std::vector<Ion>&& mine_in)
+    : comm_(ctx.comm()), rank_(ctx.rank()), size_(ctx.size()),
+      n_local_(static_cast<std::int64_t>(mine_in.size())) {
   using dist::detail::agreed;
-  const std::size_t n = static_cast<std::size_t>(n_local);
+  const std::size_t n = mine_in.size();
+  const auto n_local = n_local_;
   if (size_ == 1) {
-    ions_.assign(mine, mine + n);
+    ions_ = std::move(mine_in);
     n_owned_ = n_local;
     origin_rank_.assign(n, 0);
     origin_index_.resize(n);
@@ -32,6 +34,8 @@ SlabExchange::SlabExchange(const dist::Context& ctx, const SlabLayout& layout, c
     return;
   }
   // Two passes: count per destination, then fill in ion order.
+  const std::vector<Ion> given = std::move(mine_in);
+  const Ion* mine = given.data();
   std::vector<std::int64_t> count(static_cast<std::size_t>(size_), 0);
   std::vector<Moving> send;
   agreed(comm_, [&] {

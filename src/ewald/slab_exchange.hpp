@@ -17,10 +17,10 @@ namespace nufftmp::ewald::detail {
 
 class SlabExchange {
  public:
-  // Collective. mine: this rank's n_local ions, wrapped into the box. Every local step that
+  // Collective. mine: this rank's ions, wrapped into the box (on one rank they become
+  // ions() as they are). Every local step that
   // may fail (allocations) is agreed among the ranks before the next collective.
-  SlabExchange(const dist::Context& ctx, const SlabLayout& layout, const Ion* mine,
-               std::int64_t n_local);
+  SlabExchange(const dist::Context& ctx, const SlabLayout& layout, std::vector<Ion>&& mine);
 
   // The owned ions first (n_owned()), then the halo.
   const std::vector<Ion>& ions() const { return ions_; }

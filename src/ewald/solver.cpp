@@ -205,7 +205,20 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
                                                   std::to_string(rank));
     mine.resize(static_cast<std::size_t>(n));
     const double* c[3] = {x, y, z};
+    // One parallel pass (wrap, sums, a count of bad values); the first bad one is looked up
+    // only when there is one.
+    std::int64_t bad = 0;
+    double s1 = 0, s2 = 0, s3 = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad, s1, s2, s3)
     for (std::int64_t i = 0; i < n; ++i) {
+      bad += !(std::isfinite(x[i]) && std::isfinite(y[i]) && std::isfinite(z[i]) &&
+               std::isfinite(q[i]));
+      mine[i] = {wrap(x[i], box.L[0]), wrap(y[i], box.L[1]), wrap(z[i], box.L[2]), q[i]};
+      s1 += q[i];
+      s2 += q[i] * q[i];
+      s3 += std::abs(q[i]);
+    }
+    for (std::int64_t i = 0; bad > 0 && i < n; ++i) {
       for (int d = 0; d < 3; ++d)
         if (!std::isfinite(c[d][i]))
           throw Error(ErrorCode::BadPoints, "ewald: ion " + std::to_string(i) + " of rank " +
@@ -215,14 +228,13 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
         throw Error(ErrorCode::InvalidArgument, "ewald: ion " + std::to_string(i) + " of rank " +
                                                     std::to_string(rank) + ": charge = " +
                                                     num(q[i]) + " is not finite");
-      mine[i] = {wrap(x[i], box.L[0]), wrap(y[i], box.L[1]), wrap(z[i], box.L[2]), q[i]};
     }
-    for (std::int64_t i = 0; i < n; ++i) {
-      sums[1] += q[i];
-      sums[2] += q[i] * q[i];
-      sums[3] += std::abs(q[i]);
-    }
+    // Sums in a fixed order would need a serial pass; these feed only the neutrality test
+    // (relative 1e-8), the self energy and sum_q2, where rounding at 1e-16 is harmless.
     sums[0] = static_cast<double>(n);
+    sums[1] = s1;
+    sums[2] = s2;
+    sums[3] = s3;
   });
   auto t0 = Clock::now();
   host_comm().allreduce(sums, 4, dist::detail::Scalar::F64);
@@ -246,8 +258,7 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
   // 3. Ions to their slabs.
   t0 = Clock::now();
   const detail::SlabExchange ex(*ctx, detail::SlabLayout(ctx->size(), box.L[2], p.rcut),
-                                mine.data(), n);
-  mine = std::vector<detail::Ion>();
+                                std::move(mine));
   tm.comm_ms += ms_since(t0);
   const std::int64_t n_own = ex.n_owned(), n_all = static_cast<std::int64_t>(ex.ions().size());
 
@@ -390,7 +401,16 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
   res.energy_background = -M_PI * Q * Q / (2.0 * box.volume() * p.alpha * p.alpha);
   res.energy = res.energy_real + res.energy_recip + res.energy_self + res.energy_background;
 
-  // The results home.
+  // The results home (on one rank they are there already, in the given order).
+  if (ctx->size() == 1) {
+    res.potential = std::move(phi);
+    res.fx = std::move(fx);
+    res.fy = std::move(fy);
+    res.fz = std::move(fz);
+    tm.comm_ms += ms_since(t0);
+    tm.total_ms = ms_since(t_start);
+    return res;
+  }
   agreed(comm(), [&] {
     res.potential.resize(static_cast<std::size_t>(n));
     if (opts.forces) {
