@@ -23,6 +23,7 @@
 #include "error_estimates.hpp"
 #include "nufftmp/errors.hpp"
 #include "nufftmp/ewald.hpp"
+#include "parameters.hpp"
 
 namespace nufftmp::ewald {
 
@@ -110,11 +111,12 @@ double pair_cost(double rc, double n_total, double volume) {
   return n_total * (n_total / volume) * 4.0 / 3.0 * M_PI * std::pow(rc + h, 3);
 }
 
-void validate(const Box& box, std::int64_t n_total, const Options& o) {
+}  // namespace
+
+void detail::validate_box_and_options(const Box& box, const Options& o) {
   for (int d = 0; d < 3; ++d)
     if (!(std::isfinite(box.L[d]) && box.L[d] > 0))
       bad("box L[" + std::to_string(d) + "] = " + num(box.L[d]) + " (must be finite and > 0)");
-  if (n_total < 1) bad("no ions (the total over all ranks is " + std::to_string(n_total) + ")");
   if (!(o.accuracy >= 1e-14 && o.accuracy <= 1e-1))
     bad("accuracy = " + num(o.accuracy) + " (must be in [1e-14, 1e-1])");
   if (!(std::isfinite(o.rcut) && o.rcut >= 0))
@@ -144,8 +146,6 @@ void validate(const Box& box, std::int64_t n_total, const Options& o) {
   }
 }
 
-}  // namespace
-
 std::string Parameters::describe() const {
   std::ostringstream os;
   os.precision(4);
@@ -159,7 +159,8 @@ std::string Parameters::describe() const {
 
 Parameters choose_parameters(const Box& box, std::int64_t n_total, const Options& o,
                              double memory_budget_bytes) {
-  validate(box, n_total, o);
+  detail::validate_box_and_options(box, o);
+  if (n_total < 1) bad("no ions (the total over all ranks is " + std::to_string(n_total) + ")");
   const double V = box.volume(), N = static_cast<double>(n_total);
   const double d = std::cbrt(V / N);
   const double lmin = std::min({box.L[0], box.L[1], box.L[2]});

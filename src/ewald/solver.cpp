@@ -22,6 +22,7 @@
 #include "context_impl.hpp"
 #include "gpu/gpu_ewald.hpp"
 #include "nufftmp/ewald.hpp"
+#include "parameters.hpp"
 #include "real_space_host.hpp"
 #include "reciprocal_host.hpp"
 #include "slab_exchange.hpp"
@@ -111,8 +112,7 @@ Solver::Solver(dist::Context& ctx, const Box& box, const Options& opts)
        Param{"maxbatchsize", {double(o.nufft.maxbatchsize)}},
        Param{"real_space_on_gpu", {o.real_space_on_gpu ? 1.0 : 0.0}}});
   agreed(ctx.comm(), [&] {
-    // The options and the box, checked now (one ion stands for the count, known later).
-    (void)choose_parameters(box, 1, opts, 0);
+    detail::validate_box_and_options(box, opts);
     if (s.gpu) s.dev = std::make_unique<detail::GpuEwald>(ctx.device(), ctx.stream());
   });
 }

@@ -12,28 +12,15 @@
 #include <vector>
 
 #include "direct_ewald.hpp"
+#include "dist/dist_test_util.hpp"
 #include "nufftmp/dist.hpp"
 #include "nufftmp/ewald.hpp"
 
 namespace nufftmp::ewald::test {
 
-inline int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-inline int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-// The CPU tests pin the CPU engine (on a GPU machine Auto would pick CUDA).
-inline dist::ContextOptions cpu_context() {
-  dist::ContextOptions o;
-  o.backend = Backend::Cpu;
-  return o;
-}
+using nufftmp::test::cpu_context;
+using nufftmp::test::world_rank;
+using nufftmp::test::world_size;
 
 // n ions uniform in the box, no two closer than min_sep (rejection), charges +1/-1
 // alternating (neutral for even n) unless random_charges: uniform in [-1, 1].
@@ -133,6 +120,21 @@ inline Errors errors_of(const Result& r, const DirectResult& d, const std::vecto
   e.force_sum = std::hypot(sum_all(sf[0]), sum_all(sf[1]), sum_all(sf[2])) /
                 (std::sqrt(N) * q2 / (sp * sp));
   return e;
+}
+
+// A random system, its direct sum, and this rank's interleaved share of it.
+struct TestSystem {
+  System all, mine;
+  DirectResult ref;
+  std::vector<std::int64_t> global;  // global index of each of this rank's ions
+};
+inline TestSystem test_system(const dist::Context& ctx, const std::array<double, 3>& L, int n,
+                              unsigned seed, bool random_charges = false) {
+  TestSystem t;
+  t.all = random_ions(L, n, 0.3, seed, random_charges);
+  t.ref = shared_reference(t.all);
+  t.mine = interleaved_share(t.all, ctx.rank(), ctx.size(), t.global);
+  return t;
 }
 
 inline Result run(dist::Context& ctx, const System& s, const Options& o) {

@@ -33,21 +33,18 @@ TEST_P(Direct, MatchesDirectEwaldAtTheAccuracyRequested) {
   dist::Context world(MPI_COMM_WORLD, cpu_context());
   dist::Context self(MPI_COMM_SELF, cpu_context());
   // The systems and their reference sums, drawn once for all accuracies.
-  static std::vector<std::pair<System, DirectResult>> systems;
+  static std::vector<TestSystem> systems;
   if (systems.empty()) {
     unsigned seed = 11;
-    for (const Case& c : kCases) {
-      System all = random_ions(c.L, c.n, 0.3, seed++, c.random_charges);
-      DirectResult ref = shared_reference(all);
-      systems.emplace_back(std::move(all), std::move(ref));
-    }
+    for (const Case& c : kCases)
+      systems.push_back(test_system(world, c.L, c.n, seed++, c.random_charges));
   }
   for (std::size_t ci = 0; ci < systems.size(); ++ci) {
     const Case& c = kCases[ci];
-    const System& all = systems[ci].first;
-    const DirectResult& ref = systems[ci].second;
-    std::vector<std::int64_t> global;
-    const System mine = interleaved_share(all, world.rank(), world.size(), global);
+    const System& all = systems[ci].all;
+    const DirectResult& ref = systems[ci].ref;
+    const auto& global = systems[ci].global;
+    const System& mine = systems[ci].mine;
     Options o;
     o.accuracy = acc;
     o.neutralize = c.random_charges;
@@ -81,41 +78,38 @@ INSTANTIATE_TEST_SUITE_P(Accuracies, Direct, ::testing::Values(1e-4, 1e-7, 1e-10
 
 TEST(Direct, PotentialsOnlyAndFixedParameters) {
   dist::Context world(MPI_COMM_WORLD, cpu_context());
-  const System all = random_ions({7, 8, 6}, 240, 0.3, 99);
-  const DirectResult ref = shared_reference(all);
-  std::vector<std::int64_t> global;
-  const System mine = interleaved_share(all, world.rank(), world.size(), global);
+  const TestSystem t = test_system(world, {7, 8, 6}, 240, 99);
   // forces = false: one type 2 vector; rcut fixed (alpha from the accuracy), then alpha fixed
   // (rcut from the accuracy), then everything fixed.
   Options o;
   o.accuracy = 1e-8;
   o.forces = false;
   o.rcut = 2.5;
-  Result r = run(world, mine, o);
+  Result r = run(world, t.mine, o);
   EXPECT_TRUE(r.fx.empty());
   EXPECT_EQ(r.parameters.rcut, 2.5);
-  EXPECT_LE(errors_of(r, ref, global, false).potential, 1e-8);
-  EXPECT_LE(errors_of(r, ref, global, false).energy, 1e-8);
+  EXPECT_LE(errors_of(r, t.ref, t.global, false).potential, 1e-8);
+  EXPECT_LE(errors_of(r, t.ref, t.global, false).energy, 1e-8);
   Options a = o;
   a.rcut = 0;
   a.alpha = 1.6;
-  r = run(world, mine, a);
+  r = run(world, t.mine, a);
   EXPECT_EQ(r.parameters.alpha, 1.6);
   EXPECT_LE(r.parameters.rcut, 3.0);
-  EXPECT_LE(errors_of(r, ref, global, false).potential, 1e-8);
+  EXPECT_LE(errors_of(r, t.ref, t.global, false).potential, 1e-8);
   // Everything fixed (alpha rcut = 5, the modes reaching kc = 18.4 ~ 2 alpha sqrt(-ln 1e-9)):
   // the error is what the estimates say.
   Options f = o;
   f.alpha = 2.0;
   f.modes = {45, 51, 39};
   f.nufft_tol = 1e-11;
-  r = run(world, mine, f);
+  r = run(world, t.mine, f);
   EXPECT_EQ(r.parameters.modes[1], 51);
   EXPECT_EQ(r.parameters.nufft_tol, 1e-11);
   const auto& q = r.parameters;
   const double est = q.est_real_potential + q.est_recip_potential + q.est_nufft_potential;
-  EXPECT_LE(errors_of(r, ref, global, false).potential, std::max(1e-8, 2 * est));
-  EXPECT_LE(errors_of(r, ref, global, false).potential, 1e-8);
+  EXPECT_LE(errors_of(r, t.ref, t.global, false).potential, std::max(1e-8, 2 * est));
+  EXPECT_LE(errors_of(r, t.ref, t.global, false).potential, 1e-8);
 }
 
 TEST(Direct, RepeatedStepsReuseThePlans) {

@@ -19,15 +19,12 @@ dist::ContextOptions gpu_context() {
 
 TEST(EwaldGpu, MatchesDirectEwald) {
   dist::Context gpu(MPI_COMM_WORLD, gpu_context());
-  const System all = random_ions({7, 6.5, 8}, 300, 0.3, 21);
-  const DirectResult ref = shared_reference(all);
-  std::vector<std::int64_t> global;
-  const System mine = interleaved_share(all, gpu.rank(), gpu.size(), global);
+  const TestSystem t = test_system(gpu, {7, 6.5, 8}, 300, 21);
   for (double acc : {1e-4, 1e-7, 1e-10}) {
     Options o;
     o.accuracy = acc;
-    const Result r = run(gpu, mine, o);
-    const Errors e = errors_of(r, ref, global, true);
+    const Result r = run(gpu, t.mine, o);
+    const Errors e = errors_of(r, t.ref, t.global, true);
     if (world_rank() == 0)
       std::printf("gpu acc %.0e ranks %d: energy %.2e potential %.2e force %.2e sum F %.2e\n", acc,
                   world_size(), e.energy, e.potential, e.force, e.force_sum);
@@ -37,9 +34,9 @@ TEST(EwaldGpu, MatchesDirectEwald) {
     EXPECT_LE(e.force_sum, acc);
     // The host real-space path with the GPU NUFFTs: the same sums in another order.
     o.real_space_on_gpu = false;
-    const Result h = run(gpu, mine, o);
+    const Result h = run(gpu, t.mine, o);
     double worst = 0;
-    for (std::size_t k = 0; k < global.size(); ++k)
+    for (std::size_t k = 0; k < t.global.size(); ++k)
       worst = std::max({worst, std::abs(h.potential[k] - r.potential[k]),
                         std::abs(h.fx[k] - r.fx[k]), std::abs(h.fz[k] - r.fz[k])});
     EXPECT_LT(max_all(worst), 1e-11);
