@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; kind nvidia-h200-x2 gives the 2-GPU rows, nvidia-h200 runs
 # the same with the 2 ranks sharing its GPU): build the Ewald library, app and tests with CUDA,
-# run the Ewald tests (CPU ones, the app's smoke tests and the gpu label), then time energy +
-# forces of random neutral systems (density 1, +1/-1) on one GPU and on 2 ranks, with the CPU
-# engine as the reference, and print one table. About 5 minutes in all.
-# Logs under $OUT: ewald_build.log, ewald_ctest.log, ewald_bench.jsonl, ewald_bench.log,
-# ewald_gpu.txt (at most 8 files come back).
-#   scripts/device_ewald.sh [all|build|test|bench]...   (default: all)
+# run the Ewald tests (CPU ones, the app's smoke tests and the gpu label), compute-sanitizer
+# memcheck on the GPU test's small cases, then time energy + forces of random neutral systems
+# (density 1, +1/-1) on one GPU and on 2 ranks, with the CPU engine as the reference, and
+# print one table last. Estimated 5 minutes in all (not yet run).
+# Logs under $OUT: ewald_build.log, ewald_ctest.log, ewald_sanitizer.log, ewald_bench.jsonl,
+# ewald_bench.log, ewald_gpu.txt (at most 8 files come back).
+#   scripts/device_ewald.sh [all|build|test|sanitize|bench]...   (default: all)
 # Knobs (environment):
 #   ACC      requested accuracy of the timed runs (default 1e-6)
 #   SIZES    ion counts on one GPU (default "1e6 1e7 1e8")
@@ -46,6 +47,15 @@ if want test; then
   echo "ewald tests rc=$? in $(( $(date +%s) - start )) s"
   grep -E "tests passed|Failed|FAILED|\*\*\*|Skipped|gpu .*M =|gpu acc|gpu vs cpu" \
     "$OUT/ewald_ctest.log" | head -30
+fi
+
+if want sanitize; then
+  # memcheck of the new kernels (cell list, pair sums, mode array, assembly) on small systems.
+  start=$(date +%s)
+  timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/ewald/test_ewald_gpu" \
+    --gtest_filter='EwaldGpu.MatchesDirectEwald:EwaldGpu.CloseIonsFoundOnTheDevice' \
+    > "$OUT/ewald_sanitizer.log" 2>&1
+  echo "memcheck rc=$? in $(( $(date +%s) - start )) s: $(grep -E "ERROR SUMMARY" "$OUT/ewald_sanitizer.log" | tail -1)"
 fi
 
 if want bench; then

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kRealThreads)
     out[i] = s.phi;
     if (Forces) {
       const double q = sorted[t].q;
-      out[n_owned + i] = q * s.fx;
+      out[std::int64_t(n_owned) + i] = q * s.fx;
       out[2 * std::int64_t(n_owned) + i] = q * s.fy;
       out[3 * std::int64_t(n_owned) + i] = q * s.fz;
     }
