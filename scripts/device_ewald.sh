@@ -11,18 +11,21 @@
 # Knobs (environment):
 #   ACC      requested accuracy of the timed runs (default 1e-6)
 #   SIZES    ion counts on one GPU (default "1e6 1e7 1e8")
-#   SIZES2   ion counts on 2 ranks (default "1e7 1e8")
+#   SIZES2   ion counts on 2 ranks (default "2e7 2e8": the same ions per rank as 1e7, 1e8)
 #   CPU_N    ion count of the CPU-engine reference run (default 1e6; all cores)
-#   STEPS    evaluations per run; the fastest after the first is reported (default 3; 2 at 1e8)
+#   STEPS    evaluations per run; the fastest after the first is reported (default 2)
 #   EXTRA    extra nufftmp-ewald flags for every timed run (e.g. "--upsampfac 1.25")
+#   MORE=1   two more rows: the host real-space path at the smallest size, and upsampfac 1.25
+#            at the largest (about 60 s more)
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 ACC=${ACC:-1e-6}
 SIZES=${SIZES:-1e6 1e7 1e8}
-SIZES2=${SIZES2:-1e7 1e8}
+SIZES2=${SIZES2:-2e7 2e8}
 CPU_N=${CPU_N:-1e6}
-STEPS=${STEPS:-3}
+STEPS=${STEPS:-2}
+MORE=${MORE:-0}
 EXTRA=${EXTRA:-}
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
@@ -80,22 +83,23 @@ if want bench; then
     echo "{\"label\":\"$label\",\"gpu0_peak_mib\":${peak:-null},\"res\":${line:-null}}" \
       >> "$OUT/ewald_bench.jsonl"
   }
-  steps_for() { case $1 in 1e8|100000000) echo 2 ;; *) echo "$STEPS" ;; esac; }
   for n in $SIZES; do
     ref=""; [ "$n" = 1e6 ] && ref="--reference"
-    bench "1 GPU" 1 150 --random "$n" --accuracy "$ACC" --steps "$(steps_for "$n")" $ref
+    bench "1 GPU" 1 150 --random "$n" --accuracy "$ACC" --steps "$STEPS" $ref
   done
   for n in $SIZES2; do
-    bench "2 ranks" 2 150 --random "$n" --accuracy "$ACC" --steps "$(steps_for "$n")"
+    bench "2 ranks" 2 150 --random "$n" --accuracy "$ACC" --steps "$STEPS"
   done
-  # The same accuracy on the CPU engine (all cores of the host), and the host real-space path.
+  # The same accuracy on the CPU engine (all cores of the host).
   OMP_NUM_THREADS=$(nproc) bench "CPU engine" 1 120 --cpu --random "$CPU_N" --accuracy "$ACC" \
     --steps 2
-  bench "1 GPU, host real space" 1 120 --random "${SIZES%% *}" --accuracy "$ACC" --steps 2 --host-real-space
-  # More modes for the same grid memory at the largest size (wider kernel, smaller rcut).
-  big=${SIZES##* }
-  bench "1 GPU, upsampfac 1.25" 1 150 --random "$big" --accuracy "$ACC" --steps "$(steps_for "$big")" \
-    --upsampfac 1.25
+  if [ "$MORE" = 1 ]; then
+    bench "1 GPU, host real space" 1 120 --random "${SIZES%% *}" --accuracy "$ACC" --steps 2 \
+      --host-real-space
+    # More modes for the same grid memory at the largest size (wider kernel, smaller rcut).
+    bench "1 GPU, upsampfac 1.25" 1 150 --random "${SIZES##* }" --accuracy "$ACC" \
+      --steps "$STEPS" --upsampfac 1.25
+  fi
   rm -f "$OUT/.mem"
   python3 - "$OUT/ewald_bench.jsonl" <<'EOF'
 import json, sys

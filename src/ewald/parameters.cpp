@@ -23,9 +23,12 @@
 #include "error_estimates.hpp"
 #include "nufftmp/errors.hpp"
 #include "nufftmp/ewald.hpp"
+#include "number_text.hpp"
 #include "parameters.hpp"
 
 namespace nufftmp::ewald {
+
+using detail::num;
 
 namespace {
 
@@ -36,12 +39,6 @@ constexpr int kRcutCandidates = 48;
   throw Error(ErrorCode::InvalidArgument, "ewald: " + msg);
 }
 
-std::string num(double v) {
-  std::ostringstream os;
-  os.precision(10);
-  os << v;
-  return os.str();
-}
 
 std::string modes_str(const std::array<std::int64_t, 3>& m) {
   return std::to_string(m[0]) + "x" + std::to_string(m[1]) + "x" + std::to_string(m[2]);
