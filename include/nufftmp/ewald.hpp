@@ -63,7 +63,8 @@ struct Options {
   double min_distance = 0;  // two ions closer than this are an error; 0: 1e-6 d
   // Host/device memory the NUFFT grids may take; 0: 40% of the free device memory (CUDA
   // engine; the ions and the plans' point arrays need the rest) or of the physical memory
-  // (CPU engine). Caps the mode count chosen.
+  // (CPU engine), divided among the ranks that share the GPU or the node (every rank holds
+  // the whole mode array). Caps the mode count chosen.
   double memory_budget_bytes = 0;
   // NUFFT options (upsampfac, method, threads, ...); the backend comes from the Context.
   nufftmp::Options nufft;

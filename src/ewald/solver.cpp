@@ -12,6 +12,7 @@
 // rank is thrown on all of them and none is left waiting in a collective.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -117,9 +118,13 @@ Result Solver::compute(std::int64_t n_local, const double* x, const double* y, c
 void Solver::Impl::plan(std::int64_t n_total, Timings& tm) {
   double budget = opts.memory_budget_bytes;
   agreed(comm(), [&] {
-    if (budget <= 0)
-      budget = kDefaultBudgetShare *
-               (gpu ? detail::GpuEwald::free_memory(ctx->device()) : physical_memory_bytes());
+    if (budget > 0) return;
+    // Ranks sharing a GPU (or a host) share its memory: each takes its part of the share.
+    const int devices = gpu ? std::max(1, cuda_device_count()) : 1;
+    const int sharers = gpu ? (ctx->gpu_shared() ? (ctx->local_size() + devices - 1) / devices : 1)
+                            : ctx->local_size();
+    budget = kDefaultBudgetShare / sharers *
+             (gpu ? detail::GpuEwald::free_memory(ctx->device()) : physical_memory_bytes());
   });
   // The root's budget for all: the parameters must be the same everywhere.
   const auto t0 = Clock::now();
