@@ -13,12 +13,12 @@
 #include <tuple>
 #include <vector>
 
-#include "ewald_flags.hpp"
+#include "common/flags.hpp"
 #include "nufftmp/ewald.hpp"
 
 using namespace nufftmp;
 using namespace nufftmp::ewald;
-using ewald_app::UsageError;
+using apps::UsageError;
 
 namespace {
 
@@ -67,7 +67,7 @@ struct App {
 };
 
 App parse(int argc, char** argv) {
-  using namespace ewald_app;
+  using namespace apps;
   App a;
   enum {
     kCrystal = 1000, kCells, kInput, kRandom, kDensity, kSeed, kAccuracy, kRcut, kAlpha, kModes,
@@ -110,19 +110,21 @@ App parse(int argc, char** argv) {
       case kCells: a.cells = static_cast<int>(parse_integer("cells", optarg, 1, 10000)); break;
       case kInput: a.input = optarg; break;
       case kRandom: a.random = parse_integer("random", optarg, 2, std::int64_t(1) << 40); break;
-      case kDensity: a.density = parse_real("density", optarg, 0, 1e6, true); break;
+      case kDensity: a.density = parse_real("density", optarg, Interval{0, 1e6, true, false}); break;
       case kSeed: a.seed = parse_integer("seed", optarg, 0, INT64_MAX); break;
-      case kAccuracy: a.ew.accuracy = parse_real("accuracy", optarg, 1e-14, 1e-1); break;
-      case kRcut: a.ew.rcut = parse_real("rcut", optarg, 0, 1e300); break;
-      case kAlpha: a.ew.alpha = parse_real("alpha", optarg, 0, 1e300); break;
+      case kAccuracy: a.ew.accuracy = parse_real("accuracy", optarg, Interval{1e-14, 1e-1}); break;
+      case kRcut: a.ew.rcut = parse_real("rcut", optarg, non_negative()); break;
+      case kAlpha: a.ew.alpha = parse_real("alpha", optarg, non_negative()); break;
       case kModes: {
-        const auto m = parse_integer_list("modes", optarg, 3, 1, std::int64_t(1) << 24);
-        a.ew.modes = {m[0], m[1], m[2]};
+        const auto items = split_list("modes", optarg, 3);
+        if (items.size() != 3) bad_value("modes", optarg, "needs 3 comma-separated whole numbers");
+        for (int d = 0; d < 3; ++d)
+          a.ew.modes[d] = parse_integer("modes", items[d].c_str(), 1, std::int64_t(1) << 24);
         break;
       }
-      case kTol: a.ew.nufft_tol = parse_real("nufft-tol", optarg, 1e-14, 1e-1); break;
-      case kBudget: a.ew.memory_budget_bytes = parse_real("memory-budget", optarg, 0, 1e18); break;
-      case kUpsamp: a.ew.nufft.upsampfac = parse_real("upsampfac", optarg, 1.25, 2.0); break;
+      case kTol: a.ew.nufft_tol = parse_real("nufft-tol", optarg, Interval{1e-14, 1e-1}); break;
+      case kBudget: a.ew.memory_budget_bytes = parse_real("memory-budget", optarg, Interval{0, 1e18}); break;
+      case kUpsamp: a.ew.nufft.upsampfac = parse_real("upsampfac", optarg, Interval{1.25, 2.0}); break;
       case kBatch: a.ew.nufft.maxbatchsize = static_cast<int>(parse_integer("maxbatch", optarg, 1, 4)); break;
       case kNeutralize: a.ew.neutralize = true; break;
       case kNoForces: a.ew.forces = false; break;
@@ -130,17 +132,15 @@ App parse(int argc, char** argv) {
       case kHostReal: a.ew.real_space_on_gpu = false; break;
       case kSteps: a.steps = static_cast<int>(parse_integer("steps", optarg, 1, 1000)); break;
       case kReference: a.reference = true; break;
-      case kCheck: a.check_madelung = parse_real("check-madelung", optarg, 0, 1, true); break;
+      case kCheck: a.check_madelung = parse_real("check-madelung", optarg, Interval{0, 1, true, false}); break;
       case kWrite: a.write = optarg; break;
       case kJson: a.json = true; break;
       case 'h':
       case kHelp: usage(); std::exit(0);
-      case ':': throw UsageError(std::string(argv[optind - 1]) + " needs a value");
-      default:
-        throw UsageError("unknown flag " + std::string(argv[optind - 1]));
+      default: getopt_failure(c, argv);
     }
   }
-  if (optind < argc) throw UsageError("unexpected argument '" + std::string(argv[optind]) + "'");
+  reject_positionals(argc, argv);
   const int systems = (a.crystal >= 0) + !a.input.empty() + (a.random > 0);
   if (systems != 1)
     throw UsageError("give exactly one of --crystal, --input, --random (got " +
