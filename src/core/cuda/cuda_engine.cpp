@@ -28,21 +28,6 @@ namespace nufftmp::detail {
 
 namespace {
 
-int resolve_device(int requested) {
-  int count = 0;
-  NUFFTMP_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (requested < 0) {
-    int cur = 0;
-    NUFFTMP_CUDA_TRY(cudaGetDevice(&cur));
-    return cur;
-  }
-  if (requested >= count)
-    throw Error(ErrorCode::InvalidArgument, "gpu_device = " + std::to_string(requested) +
-                                                " but only " + std::to_string(count) +
-                                                " CUDA device(s) are visible");
-  return requested;
-}
-
 template <typename T>
 class CudaEngine final : public Engine<T> {
  public:
@@ -71,12 +56,14 @@ class CudaEngine final : public Engine<T> {
     const int want = cfg_.opts.maxbatchsize > 0 ? cfg_.opts.maxbatchsize : 8;
     batch_ = std::min(want, cfg_.ntransf);
 
-    fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
-                 "the fine grid");
-    build_deconv_tables();
-    fft_ = CufftPlan<T>(cfg_.dim, cfg_.nf, batch_, device_, stream_);
-    const int tail = cfg_.ntransf % batch_;
-    if (tail != 0) fft_tail_ = CufftPlan<T>(cfg_.dim, cfg_.nf, tail, device_, stream_);
+    if (!cfg_.opts.spread_interp_only) {  // else the modes are the fine grid: no FFT
+      fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
+                   "the fine grid");
+      build_deconv_tables();
+      fft_ = CufftPlan<T>(cfg_.dim, cfg_.nf, batch_, device_, stream_);
+      const int tail = cfg_.ntransf % batch_;
+      if (tail != 0) fft_tail_ = CufftPlan<T>(cfg_.dim, cfg_.nf, tail, device_, stream_);
+    }
     NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));  // host tables must outlive their copies
     if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
   }
@@ -185,11 +172,12 @@ class CudaEngine final : public Engine<T> {
   }
 
   // One batch of nv vectors (nv = batch_ or the tail) through spread/FFT/deconvolve (type 1) or
-  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts.
+  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts. With
+  // spread_interp_only the modes fb are the fine grid: spread into it, or interpolate from it.
   void run_batch(const MethodChoice& ch, const SortedPoints<T>& pts, int nv, std::complex<T>* cb,
                  std::complex<T>* fb) {
-    const DeconvView<T> dv = deconv_view();
-    auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
+    const bool direct = cfg_.opts.spread_interp_only;
+    auto* fw = direct ? fb : reinterpret_cast<std::complex<T>*>(fw_.get());
     const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
     const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
     if (cfg_.type == 1) {
@@ -199,11 +187,14 @@ class CudaEngine final : public Engine<T> {
         case Method::Output: spread_output<T>(a, coeffs_); break;
         default: spread_gm<T>(a, coeffs_); break;
       }
+      if (direct) return;
       fft.execute(fw, cfg_.isign);
-      deconvolve_type1<T>(dv, fw, fb, nv, stream_);
+      deconvolve_type1<T>(deconv_view(), fw, fb, nv, stream_);
     } else {
-      pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
-      fft.execute(fw, cfg_.isign);
+      if (!direct) {
+        pad_deconvolve_type2<T>(deconv_view(), fb, fw, nv, stream_);
+        fft.execute(fw, cfg_.isign);
+      }
       if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
       else interp_gm<T>(a, coeffs_);
     }
