@@ -108,7 +108,8 @@ Points<T> type3_points(Dist dist, int dim, std::int64_t M, const std::array<doub
     p.xyz[d].resize(static_cast<size_t>(M));
     for (std::int64_t j = 0; j < M; ++j) {
       const bool in_cluster = dist == Dist::Clustered && j % 10 != 0;
-      const double v = in_cluster ? cluster + 0.05 * half[d] * u(rng) : centre[d] + half[d] * u(rng);
+      const double v =
+          in_cluster ? cluster + 0.05 * half[d] * u(rng) : centre[d] + half[d] * u(rng);
       p.xyz[d][j] = static_cast<T>(v);
     }
   }

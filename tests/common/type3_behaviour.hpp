@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -120,10 +121,12 @@ void type3_bad_points(const Options& o) {
   for (const auto& b : bads) {
     Points<T> s2 = src, t2 = tgt;
     (b.source ? s2 : t2).xyz[b.axis][b.index] = b.value;
-    expect_error([&] { plan.set_points_host(60, s2.x(), s2.y(), s2.z(), 50, t2.x(), t2.y(), t2.z()); },
-                 ErrorCode::BadPoints, {b.needle});
-    expect_error([&] { plan.type3_bounds_host(60, s2.x(), s2.y(), s2.z(), 50, t2.x(), t2.y(), t2.z()); },
-                 ErrorCode::BadPoints, {b.needle});
+    expect_error(
+        [&] { plan.set_points_host(60, s2.x(), s2.y(), s2.z(), 50, t2.x(), t2.y(), t2.z()); },
+        ErrorCode::BadPoints, {b.needle});
+    expect_error(
+        [&] { plan.type3_bounds_host(60, s2.x(), s2.y(), s2.z(), 50, t2.x(), t2.y(), t2.z()); },
+        ErrorCode::BadPoints, {b.needle});
     expect_error([&] { plan.execute_host(nullptr, nullptr); }, ErrorCode::InvalidArgument,
                  {"before set_points"});
   }
@@ -142,13 +145,16 @@ void type3_given_bounds(const Options& o) {
   const Type3Bounds own =
       plan.type3_bounds_host(src.M, src.x(), src.y(), nullptr, tgt.M, tgt.x(), tgt.y());
   for (int d = 0; d < 2; ++d) {
-    EXPECT_EQ(own.source_lo[d], static_cast<double>(*std::min_element(src.xyz[d].begin(), src.xyz[d].end())));
-    EXPECT_EQ(own.target_hi[d], static_cast<double>(*std::max_element(tgt.xyz[d].begin(), tgt.xyz[d].end())));
+    const auto& xs = src.xyz[d];
+    const auto& ts = tgt.xyz[d];
+    EXPECT_EQ(own.source_lo[d], static_cast<double>(*std::min_element(xs.begin(), xs.end())));
+    EXPECT_EQ(own.target_hi[d], static_cast<double>(*std::max_element(ts.begin(), ts.end())));
   }
   Type3Bounds wide = own;
   wide.source_lo[0] -= 5;
   wide.target_hi[1] += 30;
-  plan.set_points_host(src.M, src.x(), src.y(), nullptr, tgt.M, tgt.x(), tgt.y(), nullptr, &wide);
+  plan.set_points_host(src.M, src.x(), src.y(), nullptr, tgt.M, tgt.x(), tgt.y(), nullptr,
+                       &wide);
   const auto grid_wide = plan.fine_grid();
   std::vector<std::complex<T>> f(static_cast<size_t>(tgt.M));
   auto c = random_complex<T>(src.M, rng);
@@ -158,8 +164,12 @@ void type3_given_bounds(const Options& o) {
   EXPECT_LT(plan.fine_grid()[0] * plan.fine_grid()[1], grid_wide[0] * grid_wide[1]);
   Type3Bounds narrow = own;
   narrow.target_lo[1] += 1;
-  expect_error([&] { plan.set_points_host(src.M, src.x(), src.y(), nullptr, tgt.M, tgt.x(), tgt.y(), nullptr, &narrow); },
-               ErrorCode::BadPoints, {"targets t", "outside the bounds"});
+  expect_error(
+      [&] {
+        plan.set_points_host(src.M, src.x(), src.y(), nullptr, tgt.M, tgt.x(), tgt.y(), nullptr,
+                             &narrow);
+      },
+      ErrorCode::BadPoints, {"targets t", "outside the bounds"});
 }
 
 }  // namespace nufftmp::test
