@@ -116,7 +116,7 @@ class Plan {
   double upsampfac() const;
   double tolerance() const;  // effective tolerance (after any clamping to the precision floor)
   Backend backend() const;   // resolved: Cpu or Cuda
-  Method method() const;     // resolved method (type 3: its spreading plan's; Auto before set_points)
+  Method method() const;     // resolved (type 3: its spreading plan's, Auto before set_points)
   MemorySpace memory_space() const;
   std::size_t memory_bytes() const;  // working memory held by the engine
   std::string describe() const;      // one line: dims, grid, kernel, backend, method

@@ -55,10 +55,12 @@ class CpuEngine final : public Engine<T> {
     if (!direct) {
       std::complex<T>* data = grid_.data() + shape_.pad;
       const int fft_threads = threads_for(10.0 * shape_.cells() * batch_, nthreads_);
-      fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, fft_threads, data);
+      fft_full_ =
+          FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, fft_threads, data);
       const int rest = cfg.ntransf % batch_;
       if (rest != 0)
-        fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
+        fft_rest_ =
+            FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
     }
     if (cfg.opts.debug > 0)
       std::fprintf(stderr,
