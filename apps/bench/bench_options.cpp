@@ -99,8 +99,11 @@ std::string usage_text(const char* prog) {
   os << "usage: " << prog << " [flags]\n"
      << "Times one NUFFT configuration: plan, set_points, execute (warm-up + n_runs).\n\n"
      << "  --prec f|d            precision (default f)\n"
-     << "  --type 1|2            transform type (default 1)\n"
-     << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1)\n"
+     << "  --type 1|2|3          transform type (default 1)\n"
+     << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1).\n"
+     << "                        Type 3: N1*N2*N3 targets at s_i = (N_i/2)(u + a_i), u in\n"
+     << "                        [-1, 1), a = (1.7, -0.5, 0.9): frequencies in the range of a\n"
+     << "                        type 1 of that size, off centre (cuperftest --type 3's)\n"
      << "  --M M                 number of points (default prod(2 N_i): density 1)\n"
      << "  --ntransf n           vectors per execute (default 1)\n"
      << "  --tol t               requested accuracy (default 1e-5)\n"
@@ -170,7 +173,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
           bad("prec", v, "must be f or d");
         o.prec = v[0];
         break;
-      case kType: o.type = to_int("type", optarg, 1, 2); break;
+      case kType: o.type = to_int("type", optarg, 1, 3); break;
       case kN1: o.N[0] = to_size("N1", optarg, 1, kMaxSize); break;
       case kN2: o.N[1] = to_size("N2", optarg, 1, kMaxSize); break;
       case kN3: o.N[2] = to_size("N3", optarg, 1, kMaxSize); break;

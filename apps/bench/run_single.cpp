@@ -10,6 +10,7 @@
 
 #include "bench_check.hpp"
 #include "bench_data.hpp"
+#include "bench_plan.hpp"
 #include "device_memory.hpp"
 #include "nufftmp/plan.hpp"
 #include "placed_data.hpp"
@@ -38,13 +39,12 @@ BenchResult run_typed(const BenchOptions& o) {
   r.n_runs = o.n_runs;
 
   BenchData<T> d = make_bench_data<T>(o, r.M, o.seed);
-  const std::vector<std::int64_t> modes(o.N, o.N + r.dim);
   const Options opts = o.plan_options();
 
   // A plan that may run on the GPU: start the CUDA context outside the timed plan.
   if (o.backend != Backend::Cpu && cuda_available()) init_device_context();
   auto t0 = std::chrono::steady_clock::now();
-  Plan<T> plan(o.type, modes, o.isign, o.ntransf, o.tol, opts);
+  Plan<T> plan = make_bench_plan<T>(o, opts);
   plan.synchronize();
   r.plan_ms = ms_since(t0);
 
@@ -64,8 +64,12 @@ BenchResult run_typed(const BenchOptions& o) {
                 : make_host_timer([&plan] { plan.synchronize(); });
 
   timer->start();
-  plan.set_points(r.M, p.px, p.py, p.pz);
+  set_bench_points(plan, o, r.M, p);
   r.setpts_ms = timer->stop_ms();
+  if (o.type == 3) {  // its grid follows from the points
+    const auto nf3 = plan.fine_grid();
+    std::copy(nf3.begin(), nf3.end(), r.nf);
+  }
 
   plan.execute(p.pc, p.pf);  // warm-up: first-touch pages, FFT and kernel caches
   plan.synchronize();
@@ -84,7 +88,7 @@ BenchResult run_typed(const BenchOptions& o) {
 
   // Outputs back to the host for the check; the host path below only rewrites outputs.
   if (on_device) {
-    if (o.type == 1) p.f->copy_to_host(d.f.data(), d.f.size() * sizeof(std::complex<T>));
+    if (o.type != 2) p.f->copy_to_host(d.f.data(), d.f.size() * sizeof(std::complex<T>));
     else p.c->copy_to_host(d.c.data(), d.c.size() * sizeof(std::complex<T>));
   }
   if (o.check) {
@@ -95,8 +99,7 @@ BenchResult run_typed(const BenchOptions& o) {
 
   // Host-pointer path on the same plan: what a caller with host arrays pays, copies included.
   t0 = std::chrono::steady_clock::now();
-  plan.set_points_host(r.M, d.x.data(), d.y.empty() ? nullptr : d.y.data(),
-                       d.z.empty() ? nullptr : d.z.data());
+  set_bench_points_host(plan, r.M, d);
   plan.execute_host(d.c.data(), d.f.data());
   r.total_host_ms = r.plan_ms + ms_since(t0);
   return r;
