@@ -47,26 +47,10 @@ void place_device(DistPlan<T>& plan, const Points<T>& src, const Points<T>& tgt,
               cudaSuccess);
 }
 
-std::unique_ptr<Context> make_context(CommBackend comm) {
-  ContextOptions o;
-  o.backend = Backend::Cuda;
-  o.comm = comm;
-  try {
-    return std::make_unique<Context>(MPI_COMM_WORLD, o);
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::NotAvailable || e.code() == ErrorCode::RemoteFailure) {
-      if (world_rank() == 0)
-        std::cout << "comm " << comm_backend_name(comm) << ": " << e.what() << "\n";
-      return nullptr;
-    }
-    throw;
-  }
-}
-
 // One context per communicator backend (NCCL set-up is slow), every case on it.
 TEST(DistType3Gpu, MatchesSingleRankAndDirectSum) {
   for (CommBackend comm : {CommBackend::Auto, CommBackend::Mpi}) {
-    auto ctx = make_context(comm);
+    auto ctx = make_gpu_context(comm);
     if (!ctx) continue;
     for (const DistType3Case& k : dist_type3_cases()) {
       SCOPED_TRACE(std::string(comm_backend_name(ctx->comm_backend())) + " " +

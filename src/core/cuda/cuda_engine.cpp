@@ -407,10 +407,14 @@ class CudaEngine final : public Engine<T> {
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+void require_cuda_device() {
   if (cuda_device_count_impl() == 0)
     throw Error(ErrorCode::NotAvailable, "backend = cuda requested, but no CUDA device is visible");
+}
+
+template <typename T>
+std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+  require_cuda_device();
   return std::make_unique<CudaEngine<T>>(cfg);
 }
 

@@ -65,9 +65,16 @@ class Type3EngineImpl final : public Type3Engine<T> {
   void set_points_type3(std::int64_t M, const T* const* x, std::int64_t N, const T* const* s,
                         const Type3Bounds* given, bool host) override {
     const auto t0 = std::chrono::steady_clock::now();
+    double ms[4] = {0, 0, 0, 0};  // ranges, inner plans, factors, inner set_points
+    auto lap = [t = t0](double& into) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      into += std::chrono::duration<double, std::milli>(now - t).count();
+      t = now;
+    };
     ready_ = false;
     M_ = N_ = 0;
     const Type3Bounds own = bounds(M, x, N, s, host);
+    lap(ms[0]);
     if (given != nullptr) check_within(*given, own);
     geom_ = type3_geometry(cfg_.dim, given ? *given : own, cfg_.kernel.upsampfac, cfg_.kernel.w);
     if (M > 0 && N > 0) {  // else execute has nothing to compute (zeros, or no output at all)
@@ -81,9 +88,12 @@ class Type3EngineImpl final : public Type3Engine<T> {
                        : s[d];
         }
         make_inner_plans();
+        lap(ms[1]);
         ops_->prepare(geom_, cfg_.isign, quad_, M, px, N, ps, batch_);
+        lap(ms[2]);
         spread_->set_points(M, ops_->source(0), ops_->source(1), ops_->source(2));
         interp_->set_points(N, ops_->target(0), ops_->target(1), ops_->target(2));
+        lap(ms[3]);
       } catch (const std::bad_alloc&) {
         ops_->release_staging();
         throw Error(ErrorCode::OutOfMemory,
@@ -101,9 +111,11 @@ class Type3EngineImpl final : public Type3Engine<T> {
     N_ = N;
     ready_ = true;
     if (cfg_.opts.debug > 0)
-      std::fprintf(stderr, "nufftmp type 3: set_points M = %lld, N = %lld: %.2f ms; %s\n",
-                   static_cast<long long>(M), static_cast<long long>(N), ms_since(t0),
-                   describe().c_str());
+      std::fprintf(stderr,
+                   "nufftmp type 3: set_points M = %lld, N = %lld: %.2f ms (ranges %.2f, inner "
+                   "plans %.2f, factors %.2f, inner set_points %.2f); %s\n",
+                   static_cast<long long>(M), static_cast<long long>(N), ms_since(t0), ms[0],
+                   ms[1], ms[2], ms[3], describe().c_str());
   }
 
   void execute(std::complex<T>* c, std::complex<T>* f) override {

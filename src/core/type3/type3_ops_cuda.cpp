@@ -152,8 +152,7 @@ class Type3OpsCuda final : public Type3Ops<T> {
 
 template <typename T>
 std::unique_ptr<Type3Ops<T>> make_type3_ops_cuda(const PlanConfig& cfg) {
-  if (cuda_device_count_impl() == 0)
-    throw Error(ErrorCode::NotAvailable, "backend = cuda requested, but no CUDA device is visible");
+  require_cuda_device();
   return std::make_unique<Type3OpsCuda<T>>(cfg);
 }
 

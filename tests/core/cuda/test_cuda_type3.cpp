@@ -8,18 +8,11 @@
 
 #include "common/spread_only_check.hpp"
 #include "common/type3_behaviour.hpp"
+#include "cuda_test_util.hpp"
 
 namespace nufftmp::test {
 namespace {
 
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-Options cuda_opts(Method m = Method::Auto) {
-  Options o;
-  o.backend = Backend::Cuda;
-  o.method = m;
-  return o;
-}
 
 class CudaType3Accuracy : public ::testing::TestWithParam<Type3Case> {};
 
