@@ -125,6 +125,8 @@ ValueRange device_value_range(const T* a, std::int64_t n, int device, cudaStream
   std::size_t temp_bytes = 0;
   NUFFTMP_CUDA_TRY(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, out.get(), n,
                                                       MergeRange{}, RangeOf<T>{a}, init, stream));
+  // At least one byte: a null temp pointer would make the second call a size query again.
+  temp_bytes = temp_bytes > 0 ? temp_bytes : 1;
   DeviceBuffer<unsigned char> temp(temp_bytes, device, stream, "a coordinate range (CUB)");
   NUFFTMP_CUDA_TRY(cub::DeviceReduce::TransformReduce(temp.get(), temp_bytes, first, out.get(),
                                                       n, MergeRange{}, RangeOf<T>{a}, init,
