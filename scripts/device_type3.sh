@@ -18,8 +18,10 @@ cat "$OUT/gpu.txt"
 
 if want build; then
   start=$(date +%s)
-  mpi=OFF; targets="nufftmp nufftmp-bench test_cuda_type3 test_type3_accuracy"
-  if [ "$DIST" = 1 ]; then mpi=ON; targets="$targets test_dist_type3_gpu"; fi
+  mpi=OFF
+  targets="nufftmp nufftmp-bench test_cuda_type3 test_type3_accuracy test_type3_behaviour"
+  targets="$targets test_type3_geometry test_spread_interp_only"
+  if [ "$DIST" = 1 ]; then mpi=ON; targets="$targets test_dist_type3 test_dist_type3_gpu"; fi
   # shellcheck disable=SC2086
   { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DNUFFTMP_MPI=$mpi -DNUFFTMP_HDF5=OFF \
