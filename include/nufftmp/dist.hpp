@@ -114,6 +114,7 @@ class DistPlan {
   // must agree on all ranks: a mismatch is Error(InvalidArgument) on every rank, naming the
   // parameter and the values. opts.backend must be Auto or the context's; on GPUs the local
   // plan runs on the context's device and stream (opts.gpu_device / cuda_stream are replaced).
+  // Warnings (opts.warnings) are printed by rank 0 only.
   DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& modes, int isign,
            int ntransf, double tol, const Options& opts = Options(),
            const DistOptions& dopts = DistOptions());
@@ -124,6 +125,7 @@ class DistPlan {
       : DistPlan(Type3Tag{}, ctx, type, static_cast<long long>(dim), isign, ntransf, tol, opts,
                  dopts) {}
   ~DistPlan();
+  // A moved-from DistPlan throws Error(InvalidArgument) from every call but destruction.
   DistPlan(DistPlan&&) noexcept;
   DistPlan& operator=(DistPlan&&) noexcept;
 
@@ -143,6 +145,7 @@ class DistPlan {
   // receives the root's modes). Memory space of the plan (execute) or host (execute_host: on
   // GPUs through device copies kept by the plan, the collectives still on device buffers).
   // An error on any rank is thrown on every rank (RemoteFailure on those that did not fail).
+  // execute before set_points is Error(InvalidArgument) on every rank.
   // Type 3: c_local as type 1; f: ntransf * N values at the targets (Shared: as type 1's f,
   // summed on every rank or on the root; Scattered: this rank's targets, null when it has none).
   void execute(complex_type* c_local, complex_type* f);

@@ -29,6 +29,9 @@ struct Options {
   int maxbatchsize = 0;     // vectors transformed together, 0 = choose
   bool sort = true;         // bin-sort points in set_points (CPU: always recommended)
   int debug = 0;            // >0 prints timings and choices to stderr
+  // Warnings on stderr when a parameter is adjusted (e.g. a tolerance below what the precision
+  // reaches is clamped). A DistPlan prints them once, on rank 0. false: silent.
+  bool warnings = true;
   // Types 1/2: spread or interpolate only, no FFT and no deconvolution (FINUFFT's
   // spreadinterponly). The "modes" are then the fine grid itself: N_i cells per axis (each at
   // least twice the kernel width), cell g at x = 2 pi g / N_i, x fastest; type 1 adds

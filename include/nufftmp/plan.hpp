@@ -6,9 +6,11 @@
 //   type 1:  f[k] = sum_j c[j] exp(isign * i k.x_j)          (nonuniform -> uniform)
 //   type 2:  c[j] = sum_k f[k] exp(isign * i k.x_j)          (uniform -> nonuniform)
 //   type 3:  f[k] = sum_j c[j] exp(isign * i s_k.x_j)        (nonuniform -> nonuniform)
-// Type 1/2 coordinates may lie in [-3pi, 3pi) and are folded periodically. Type 3 sources x_j
-// and targets s_k are any finite reals (j < M, k < N); the work grows with the space-bandwidth
-// product (the sources' extent times the targets' extent, per axis).
+// Coordinates x of type T are legal when finite and -T(3pi) <= x <= T(3pi) (3pi rounded to T):
+// a closed interval, symmetric, so every double in [-3pi, 3pi] stays legal after rounding to
+// float, as in FINUFFT. They are folded periodically (+-3pi is the same point as +-pi).
+// Type 3 sources x_j and targets s_k are any finite reals (j < M, k < N); the work grows with
+// the space-bandwidth product (the sources' extent times the targets' extent, per axis).
 #pragma once
 
 #include <array>
@@ -60,6 +62,8 @@ class Plan {
   Plan(int type, Int dim, int isign, int ntransf, double tol, const Options& opts = Options())
       : Plan(Type3Tag{}, type, static_cast<long long>(dim), isign, ntransf, tol, opts) {}
   ~Plan();
+  // A moved-from plan throws Error(InvalidArgument) from every call but destruction and
+  // assignment.
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
   Plan(const Plan&) = delete;
@@ -69,6 +73,7 @@ class Plan {
   // engine. y, z are ignored (may be null) below 2 resp. 3 dimensions. The plan keeps no
   // reference to them after the call returns (CUDA: after the work on the plan's stream ends).
   void set_points(std::int64_t M, const T* x, const T* y = nullptr, const T* z = nullptr);
+  // execute before any successful set_points is Error(InvalidArgument) on every engine.
   // c: ntransf * M strengths/values; f: ntransf * prod(N) modes, x fastest. Type 1 reads c and
   // writes f; type 2 reads f and writes c. Pointers in the plan's memory space. On the CUDA
   // engine the call is ordered on the plan's stream and returns without device-wide sync.
@@ -122,11 +127,16 @@ class Plan {
   std::string describe() const;      // one line: dims, grid, kernel, backend, method
 
  private:
+  // The configuration and engine; Error(InvalidArgument) on a moved-from plan.
+  const detail::PlanConfig& config() const;
+  detail::Engine<T>& engine() const;
+  void require_points() const;
   struct Type3Tag {};
   Plan(Type3Tag, int type, long long dim, int isign, int ntransf, double tol, const Options& opts);
 
   std::unique_ptr<detail::PlanConfig> config_;
   std::unique_ptr<detail::Engine<T>> engine_;
+  bool points_set_ = false;  // a set_points has succeeded
 };
 
 extern template class Plan<float>;

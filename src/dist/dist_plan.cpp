@@ -42,6 +42,13 @@ int choose_reduce_batch(int ntransf, MemorySpace space) {
   return ntransf;
 }
 
+// A moved-from DistPlan has no state: say so instead of dereferencing null.
+template <typename I>
+I& live(const std::unique_ptr<I>& impl) {
+  if (!impl) throw Error(ErrorCode::InvalidArgument, "DistPlan used after it was moved from");
+  return *impl;
+}
+
 // The ranges of every rank's points together: one MPI_Allreduce (MIN of lo and of -hi).
 Type3Bounds allreduce_bounds(MPI_Comm comm, const Type3Bounds& b) {
   double v[12];
@@ -86,6 +93,7 @@ struct DistPlan<T>::Impl {
   DistOptions dopts;
   std::unique_ptr<Plan<T>> local;
   std::int64_t M_local = 0, M_total = 0;  // M_local: the points of the local plan
+  bool points_set = false;  // a set_points has succeeded (on every rank: it is agreed)
   // Rebalance: the caller's layout (M_user points here) <-> near-equal shares (M_local).
   std::unique_ptr<detail::Rebalancer> rebalancer;
   std::int64_t M_user = 0;
@@ -99,7 +107,6 @@ struct DistPlan<T>::Impl {
   // Type 3 with scattered targets: every rank's sources, and room for all their strengths.
   std::unique_ptr<detail::AllGather> sources;
   Room all_c;
-  bool type3_ready = false;  // set_points succeeded
 
   MPI_Comm comm() const { return ctx->comm; }
   bool is_root() const { return ctx->rank == dopts.root; }
@@ -218,6 +225,7 @@ Options DistPlan<T>::Impl::local_options(const Options& opts, int nt) const {
                     " must be 0 or divide ntransf = " + std::to_string(nt));
   Options o = opts;
   o.backend = ctx->backend;
+  o.warnings = opts.warnings && ctx->rank == 0;  // the same warning once, not per rank
   if (o.backend == Backend::Cuda) {
     o.gpu_device = ctx->device;
     o.cuda_stream = ctx->stream->get();
@@ -239,9 +247,13 @@ void DistPlan<T>::Impl::set_points(std::int64_t M, const T* x, const T* y, const
                   "set_points(M_local, x, y, z, N, s, t, u)");
     });
   }
-  if (dopts.rebalance) return set_points_rebalanced(M, x, y, z, host_pointers);
-  set_points_local(M, x, y, z, host_pointers);
-  M_user = M_local;
+  if (dopts.rebalance) {
+    set_points_rebalanced(M, x, y, z, host_pointers);
+  } else {
+    set_points_local(M, x, y, z, host_pointers);
+    M_user = M_local;
+  }
+  points_set = true;
 }
 
 // Rebalance moves points through host memory: the CUDA engine takes them from the host API.
@@ -298,25 +310,25 @@ void DistPlan<T>::Impl::set_points_local(std::int64_t M, const T* x, const T* y,
 
 template <typename T>
 void DistPlan<T>::set_points(std::int64_t M_local, const T* x, const T* y, const T* z) {
-  impl_->set_points(M_local, x, y, z, false);
+  live(impl_).set_points(M_local, x, y, z, false);
 }
 template <typename T>
 void DistPlan<T>::set_points_host(std::int64_t M_local, const T* x, const T* y, const T* z) {
-  impl_->set_points(M_local, x, y, z, true);
+  live(impl_).set_points(M_local, x, y, z, true);
 }
 template <typename T>
 void DistPlan<T>::set_points(std::int64_t M_local, const T* x, const T* y, const T* z,
                              std::int64_t N, const T* s, const T* t, const T* u) {
   const T* xs[3] = {x, y, z};
   const T* ss[3] = {s, t, u};
-  impl_->set_points_type3(M_local, xs, N, ss, false);
+  live(impl_).set_points_type3(M_local, xs, N, ss, false);
 }
 template <typename T>
 void DistPlan<T>::set_points_host(std::int64_t M_local, const T* x, const T* y, const T* z,
                                   std::int64_t N, const T* s, const T* t, const T* u) {
   const T* xs[3] = {x, y, z};
   const T* ss[3] = {s, t, u};
-  impl_->set_points_type3(M_local, xs, N, ss, true);
+  live(impl_).set_points_type3(M_local, xs, N, ss, true);
 }
 
 // Type 3: the bounds of all ranks' points first, so every rank's plan gets the same grid.
@@ -329,7 +341,7 @@ void DistPlan<T>::Impl::set_points_type3(std::int64_t M, const T* const* x, std:
   const int dim = local->dim();
   M_local = M_user = 0;
   nmodes = 0;
-  type3_ready = false;
+  points_set = false;
   detail::agreed(comm(), [&] {
     if (type != 3)
       throw Error(ErrorCode::InvalidArgument,
@@ -389,7 +401,7 @@ void DistPlan<T>::Impl::set_points_type3(std::int64_t M, const T* const* x, std:
   });
   M_local = M_user = M;
   nmodes = N;
-  type3_ready = true;
+  points_set = true;
   std::int64_t total = M;
   NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT64_T, MPI_SUM, comm()));
   M_total = total;
@@ -491,8 +503,6 @@ template <typename T>
 void DistPlan<T>::Impl::run(complex_type* c, complex_type* f, MemorySpace space) {
   const bool f_needed = type == 3 ? nmodes > 0 : (type == 1 || is_root() || dopts.modes_on_all);
   detail::agreed(comm(), [&] {
-    if (type == 3 && !type3_ready)
-      throw Error(ErrorCode::InvalidArgument, "DistPlan::execute: set_points was not called");
     if (!c && M_local > 0)
       throw Error(ErrorCode::InvalidArgument, "DistPlan::execute: c is null with M_local = " +
                                                   std::to_string(M_local));
@@ -538,15 +548,19 @@ void DistPlan<T>::Impl::run_type3_scattered(complex_type* c, complex_type* f, Me
 
 template <typename T>
 void DistPlan<T>::execute(complex_type* c_local, complex_type* f) {
-  impl_->execute(c_local, f, false);
+  live(impl_).execute(c_local, f, false);
 }
 template <typename T>
 void DistPlan<T>::execute_host(complex_type* c_local, complex_type* f) {
-  impl_->execute(c_local, f, true);
+  live(impl_).execute(c_local, f, true);
 }
 
 template <typename T>
 void DistPlan<T>::Impl::execute(complex_type* c, complex_type* f, bool host_pointers) {
+  // The same state on every rank (set_points is agreed), so every rank throws here together.
+  if (!points_set)
+    throw Error(ErrorCode::InvalidArgument,
+                "DistPlan::execute before set_points: set the points first");
   const auto t0 = Clock::now();
   if (dopts.rebalance)
     execute_rebalanced(c, f, host_pointers);
@@ -627,10 +641,16 @@ void DistPlan<T>::Impl::execute_host_local(complex_type* c_local, complex_type* 
   });
 }
 
-template <typename T> std::int64_t DistPlan<T>::num_points_local() const { return impl_->M_user; }
-template <typename T> std::int64_t DistPlan<T>::num_points_total() const { return impl_->M_total; }
-template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *impl_->local; }
-template <typename T> DistTimings DistPlan<T>::last_timings() const { return impl_->timings; }
+template <typename T>
+std::int64_t DistPlan<T>::num_points_local() const {
+  return live(impl_).M_user;
+}
+template <typename T>
+std::int64_t DistPlan<T>::num_points_total() const {
+  return live(impl_).M_total;
+}
+template <typename T> const Plan<T>& DistPlan<T>::local_plan() const { return *live(impl_).local; }
+template <typename T> DistTimings DistPlan<T>::last_timings() const { return live(impl_).timings; }
 
 template class DistPlan<float>;
 template class DistPlan<double>;

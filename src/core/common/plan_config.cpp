@@ -1,7 +1,10 @@
 #include "common/plan_config.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <limits>
+#include <new>
 #include <sstream>
 
 #include "common/grid.hpp"
@@ -23,6 +26,25 @@ std::string str(V v) {
   std::ostringstream os;
   os << v;
   return os.str();
+}
+
+// Physical memory of this host (0 when unknown).
+double host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+std::string gigabytes(double bytes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << bytes / 1e9 << " GB";
+  return os.str();
+}
+
+std::string modes_string(const PlanConfig& cfg) {
+  std::string s;
+  for (int d = 0; d < cfg.dim; ++d) s += (d ? " x " : "") + std::to_string(cfg.N[d]);
+  return s;
 }
 
 }  // namespace
@@ -68,7 +90,9 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
     cfg.N[d] = n;
   }
   cfg.kernel = make_kernel(cfg.tol, opts.upsampfac);
-  double fine_total = 1;
+  // Every size check before the first allocation: the kernel's Fourier tables hold
+  // N[d]/2 + 1 doubles each (half a terabyte per 2^36 modes of one axis).
+  double fine_total = 1, table_bytes = 0;
   for (int d = 0; d < 3; ++d) {
     if (d < cfg.dim) {
       if (opts.spread_interp_only) {
@@ -80,15 +104,22 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
         cfg.nf[d] = cfg.N[d];
       } else {
         cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
+        table_bytes += (static_cast<double>(cfg.N[d] / 2) + 1) * sizeof(double);
       }
-      fine_total *= static_cast<double>(cfg.nf[d]);
     } else {
       cfg.nf[d] = 1;
     }
+    fine_total *= static_cast<double>(cfg.nf[d]);
   }
   if (fine_total > static_cast<double>(kMaxFineTotal))
     throw Error(ErrorCode::OutOfMemory, "fine grid of " + str(fine_total) +
                                             " cells is beyond any memory (modes too large)");
+  const double host_bytes = host_memory_bytes();
+  if (host_bytes > 0 && table_bytes > host_bytes)
+    throw Error(ErrorCode::OutOfMemory, "modes " + modes_string(cfg) +
+                                            ": the kernel's Fourier tables need " +
+                                            gigabytes(table_bytes) + ", more than this host's " +
+                                            gigabytes(host_bytes));
   return cfg;
 }
 
