@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
 #include "type3/type3_ops.hpp"
 
@@ -16,6 +17,7 @@ namespace nufftmp::detail {
 template <typename T>
 ValueRange host_value_range(const T* a, std::int64_t n, int nthreads) {
   if (nthreads <= 0) nthreads = omp_get_max_threads();
+  nthreads = cpu::threads_for(static_cast<double>(n), nthreads);
   constexpr double inf = std::numeric_limits<double>::infinity();
   double lo = inf, hi = -inf;
   std::int64_t nbad = 0;
@@ -60,6 +62,9 @@ class Type3OpsCpu final : public Type3Ops<T> {
     M_ = M;
     N_ = N;
     const int dim = g.dim;
+    // Small sets on one thread: a team costs more than it saves (cpu/threads.hpp).
+    const int tm = cpu::threads_for(static_cast<double>(M) * dim, nthreads_);
+    const int tn = cpu::threads_for(static_cast<double>(N) * dim * q.node.size(), nthreads_);
     for (int d = 0; d < dim; ++d) {
       src_[d].resize(static_cast<std::size_t>(M));
       tgt_[d].resize(static_cast<std::size_t>(N));
@@ -69,16 +74,17 @@ class Type3OpsCpu final : public Type3Ops<T> {
       const T* sd = s[d];
       T* xo = src_[d].data();
       T* so = tgt_[d].data();
-#pragma omp parallel for num_threads(nthreads_) schedule(static)
+#pragma omp parallel for num_threads(tm) schedule(static)
       for (std::int64_t j = 0; j < M; ++j) xo[j] = static_cast<T>((double(xd[j]) - C) * a);
-#pragma omp parallel for num_threads(nthreads_) schedule(static)
+#pragma omp parallel for num_threads(cpu::threads_for(static_cast<double>(N), nthreads_)) \
+    schedule(static)
       for (std::int64_t k = 0; k < N; ++k) so[k] = static_cast<T>((double(sd[k]) - D) * b);
     }
     pre_.clear();
     if (g.prephase) {
       pre_.resize(static_cast<std::size_t>(M));
       cbuf_.resize(static_cast<std::size_t>(M) * nvec);
-#pragma omp parallel for num_threads(nthreads_) schedule(static)
+#pragma omp parallel for num_threads(tm) schedule(static)
       for (std::int64_t j = 0; j < M; ++j) {
         double ph = 0;
         for (int d = 0; d < dim; ++d) ph += g.axis[d].D * double(x[d][j]);
@@ -87,7 +93,7 @@ class Type3OpsCpu final : public Type3Ops<T> {
       }
     }
     post_.resize(static_cast<std::size_t>(N));
-#pragma omp parallel for num_threads(nthreads_) schedule(static)
+#pragma omp parallel for num_threads(tn) schedule(static)
     for (std::int64_t k = 0; k < N; ++k) {
       double ph = 0, phihat = 1;
       for (int d = 0; d < dim; ++d) {
@@ -109,7 +115,8 @@ class Type3OpsCpu final : public Type3Ops<T> {
     const std::int64_t M = M_;
     std::complex<T>* out = cbuf_.data();
     const std::complex<T>* pre = pre_.data();
-#pragma omp parallel for num_threads(nthreads_) schedule(static) collapse(2)
+#pragma omp parallel for num_threads(cpu::threads_for(double(M) * nvec, nthreads_)) \
+    schedule(static) collapse(2)
     for (int v = 0; v < nvec; ++v)
       for (std::int64_t j = 0; j < M; ++j) out[v * M + j] = c[v * M + j] * pre[j];
     return out;
@@ -118,7 +125,8 @@ class Type3OpsCpu final : public Type3Ops<T> {
   void postphase(std::complex<T>* f, int nvec) override {
     const std::int64_t N = N_;
     const std::complex<T>* post = post_.data();
-#pragma omp parallel for num_threads(nthreads_) schedule(static) collapse(2)
+#pragma omp parallel for num_threads(cpu::threads_for(double(N) * nvec, nthreads_)) \
+    schedule(static) collapse(2)
     for (int v = 0; v < nvec; ++v)
       for (std::int64_t k = 0; k < N; ++k) f[v * N + k] *= post[k];
   }
