@@ -44,7 +44,6 @@ if want bench; then
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
   : > "$OUT/type3_bench.jsonl"
   : > "$OUT/type3_cuperftest.csv"
-  : > "$OUT/type3_setpts_split.txt"
   cases="T1,f,64,64,64,2097152,1e-6 T2,d,64,64,64,2097152,1e-9 T3,f,512,512,1,1048576,1e-5
 T4,d,1000000,1,1,2000000,1e-9"
   for c in $cases; do
@@ -57,12 +56,6 @@ T4,d,1000000,1,1,2000000,1e-9"
       echo "{\"case\":\"$name\",\"req_method\":\"$meth\",\"res\":${line:-null}}" \
         >> "$OUT/type3_bench.jsonl"
     done
-    # The split of the first set_points (--debug 1): its inner plans (cuFFT plan and buffers,
-    # built only when the grid changes) apart from the rest, what new points of the same
-    # extent cost.
-    # shellcheck disable=SC2086
-    timeout 120 "$B" $a --backend cuda --n_runs 1 --debug 1 2>&1 >/dev/null \
-      | grep "type 3: set_points" | head -1 | sed "s/^/$name /" >> "$OUT/type3_setpts_split.txt"
     if [ -x "$CUF" ]; then
       for meth in 1 2; do
         # shellcheck disable=SC2086
@@ -74,13 +67,9 @@ T4,d,1000000,1,1,2000000,1e-9"
       done
     fi
   done
-  python3 - "$OUT/type3_bench.jsonl" "$OUT/type3_cuperftest.csv" "$OUT/type3_setpts_split.txt" \
-    <<'PY' | tee "$OUT/type3_table.md"
-import json, re, sys
-ours, theirs, inner = {}, {}, {}
-for l in open(sys.argv[3]):
-    m = re.search(r"^(T\d) .*inner plans ([0-9.]+)", l)
-    if m: inner[m.group(1)] = float(m.group(2))
+  python3 - "$OUT/type3_bench.jsonl" "$OUT/type3_cuperftest.csv" <<'PY' | tee "$OUT/type3_table.md"
+import json, sys
+ours, theirs = {}, {}
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if r["res"]: ours.setdefault(r["case"], []).append((r["req_method"], r["res"]))
@@ -88,7 +77,7 @@ for l in open(sys.argv[2]):
     n, m, e, s, p = l.strip().split(",")
     theirs.setdefault(n, []).append((int(m), float(e), float(s), float(p)))
 f = lambda x: "-" if x is None else "%.4g" % x
-print("| case | ours method | exec ms | setpts ms | of which inner plans | rel err | grid |"
+print("| case | ours method | exec ms | setpts ms (fresh plan) | setpts again ms | rel err | grid |"
       " cuFINUFFT best m | exec ms | setpts ms | exec ratio | setpts+exec ratio |")
 print("|" + " --- |" * 12)
 for case in ["T1", "T2", "T3", "T4"]:
@@ -99,10 +88,12 @@ for case in ["T1", "T2", "T3", "T4"]:
         ratio = f(best[1] / ex) if best and ex else "-"
         r2 = f((best[1] + best[2]) / (ex + sp)) if best and ex and sp else "-"
         print(f"| {case} | {meth} ({d.get('method', 'FAIL')}) | {f(ex)} | {f(sp)} | "
-              f"{f(inner.get(case))} | {f(d.get('rel_err'))} | {grid} | {best[0] if best else '-'} | "
+              f"{f(d.get('setpts_again_ms'))} | {f(d.get('rel_err'))} | {grid} | "
+              f"{best[0] if best else '-'} | "
               f"{f(best[1] if best else None)} | {f(best[2] if best else None)} | {ratio} | {r2} |")
 print("ratios above 1: nufftmp faster (theirs: fastest execute of their best method, its mean "
-      "setpts, which rebuilds its inner plan every time; ours: the first set_points of the plan, "
-      "inner plans included (debug split, separate run))")
+      "setpts, which rebuilds its inner plan every time; ours: set_points on a fresh plan, its "
+      "inner plans included, as cuperftest times it; 'again': new points on the same plan, the "
+      "inner plans kept)")
 PY
 fi
