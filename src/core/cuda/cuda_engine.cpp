@@ -34,21 +34,6 @@ namespace nufftmp::detail {
 
 namespace {
 
-int resolve_device(int requested) {
-  int count = 0;
-  NUFFTMP_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (requested < 0) {
-    int cur = 0;
-    NUFFTMP_CUDA_TRY(cudaGetDevice(&cur));
-    return cur;
-  }
-  if (requested >= count)
-    throw Error(ErrorCode::InvalidArgument, "gpu_device = " + std::to_string(requested) +
-                                                " but only " + std::to_string(count) +
-                                                " CUDA device(s) are visible");
-  return requested;
-}
-
 // Plans made in this process (the stage timings number them: the first pays CUDA's one-time
 // costs).
 std::atomic<long> g_plans_made{0};
@@ -96,12 +81,14 @@ class CudaEngine final : public Engine<T> {
     batch_ = std::min(want, cfg_.ntransf);
     tm.mark("choose");
 
-    fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
-                 "the fine grid");
-    tm.mark("fine grid");
-    make_deconv_factors();
-    tm.mark("deconv factors");
-    make_fft_plans(tm);
+    if (!cfg_.opts.spread_interp_only) {  // else the modes are the fine grid: no FFT
+      fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
+                   "the fine grid");
+      tm.mark("fine grid");
+      make_deconv_factors();
+      tm.mark("deconv factors");
+      make_fft_plans(tm);
+    }
     load_kernels(tm);
     tm.finish();
     if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
@@ -216,11 +203,12 @@ class CudaEngine final : public Engine<T> {
   }
 
   // One batch of nv vectors (nv = batch_ or the tail) through spread/FFT/deconvolve (type 1) or
-  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts.
+  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts. With
+  // spread_interp_only the modes fb are the fine grid: spread into it, or interpolate from it.
   void run_batch(const MethodChoice& ch, const SortedPoints<T>& pts, int nv, std::complex<T>* cb,
                  std::complex<T>* fb) {
-    const DeconvView<T> dv = deconv_view();
-    auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
+    const bool direct = cfg_.opts.spread_interp_only;
+    auto* fw = direct ? fb : reinterpret_cast<std::complex<T>*>(fw_.get());
     const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
     const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
     if (cfg_.type == 1) {
@@ -230,11 +218,14 @@ class CudaEngine final : public Engine<T> {
         case Method::Output: spread_output<T>(a, coeffs_); break;
         default: spread_gm<T>(a, coeffs_); break;
       }
+      if (direct) return;
       fft.execute(fw, cfg_.isign);
-      deconvolve_type1<T>(dv, fw, fb, nv, stream_);
+      deconvolve_type1<T>(deconv_view(), fw, fb, nv, stream_);
     } else {
-      pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
-      fft.execute(fw, cfg_.isign);
+      if (!direct) {
+        pad_deconvolve_type2<T>(deconv_view(), fb, fw, nv, stream_);
+        fft.execute(fw, cfg_.isign);
+      }
       if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
       else interp_gm<T>(a, coeffs_);
     }
@@ -436,8 +427,9 @@ class CudaEngine final : public Engine<T> {
     } else {
       interp_gm<T>(a, coeffs_);
     }
-    load_deconvolve_kernel<T>(cfg_.type);
     tm.mark("load kernels");
+    if (cfg_.opts.spread_interp_only) return;  // no deconvolution, no FFT
+    load_deconvolve_kernel<T>(cfg_.type);
     if (first_fft_of_shape()) {
       NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw_.get(), 0, fw_.bytes(), stream_));
       fft_.execute(fw_.get(), cfg_.isign);
@@ -508,10 +500,14 @@ class CudaEngine final : public Engine<T> {
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+void require_cuda_device() {
   if (cuda_device_count_impl() == 0)
     throw Error(ErrorCode::NotAvailable, "backend = cuda requested, but no CUDA device is visible");
+}
+
+template <typename T>
+std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+  require_cuda_device();
   return std::make_unique<CudaEngine<T>>(cfg);
 }
 
