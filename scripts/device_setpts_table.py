@@ -126,7 +126,7 @@ VARIANTS = ["packed-global", "gather-block", "gather-global", "direct-block"]
 ab_cases = [n for n in fresh_gpu if "/" not in n and any(f"{n}/{v}" in fresh_gpu for v in VARIANTS)]
 if ab_cases:
     print("\n== a/b: set_points on a fresh plan, GPU ms (default: packed scatter, auto counting =")
-    print("   block on these cases; the old default of c189c19 is gather-global)")
+    print("   block on these cases; c189c19's default was gather-global, on a larger grid)")
     print(f"{'case':<9} {'default':>8} " + " ".join(f"{v:>13}" for v in VARIANTS))
     for n in ab_cases:
         cells = [fresh_gpu.get(f"{n}/{v}") for v in VARIANTS]

@@ -492,6 +492,30 @@ int grid_for(std::int64_t n, int device) {
   return static_cast<int>(blocks < 1 ? 1 : (blocks < cap ? blocks : cap));
 }
 
+// Blocks of kThreads for the grid-stride passes of the sort whose order matters: no more than
+// fit the device at once with every one of `kernels` (their smallest occupancy), so that the
+// grid's rounds sweep the points in index order - round r covers [r R, (r + 1) R), R = blocks x
+// kThreads - instead of each wave of blocks sweeping the whole range (what a grid larger than
+// the device does). The scatters rely on it: their writes then fill each cache line of the
+// sorted arrays within a round or two, while it is in the L2 (with block counting a line spans
+// the shares of neighbouring chunks; with global counting the count and the scatter must take
+// the points in the same order, so they share this grid).
+template <typename... K>
+int resident_grid(std::int64_t n, int device, K*... kernels) {
+  int sms = 0;
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = INT_MAX;
+  auto fit = [&](auto* kernel) {
+    int b = 0;
+    NUFFTMP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, kThreads, 0));
+    per_sm = std::min(per_sm, b);
+  };
+  (fit(kernels), ...);
+  const std::int64_t cap = std::int64_t(sms > 0 ? sms : 80) * std::max(per_sm, 1);
+  const std::int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min(blocks, cap)));
+}
+
 // CUB's two-call idiom, with the workspace kept in the scratch.
 template <typename I>
 std::size_t scan_bytes(std::int64_t n, cudaStream_t stream) {
@@ -653,7 +677,10 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
 
   // Pass 1: legality and ranks; then the scan that turns counts into sorted offsets.
   NUFFTMP_CUDA_TRY(cudaMemsetAsync(status, 0xff, kStatusWords * sizeof(unsigned long long), st));
-  const int blocks = grid_for(M, dev);
+  // One grid for the order-sensitive passes (count with global atomics, the scatters), one for
+  // the coalesced second steps.
+  const int blocks = resident_grid(M, dev, locate_sorted_kernel<T, D, I>, scatter_kernel<T, D, I>,
+                                   scatter_index_kernel<T, D, I>, scatter_packed_kernel<T, D, I>);
   SortOffsets<I> off{bin_start, 1, 62};
   if (by_block) {
     count_block_kernel<T, D, I><<<static_cast<unsigned>(cp.blocks), kCountThreads,
@@ -687,8 +714,8 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
                                                                req.w, rank, off, perm, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_index_kernel");
     tm.mark("scatter");
-    gather_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins, req.w,
-                                                        perm, pa);
+    gather_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                                 req.w, perm, pa);
     NUFFTMP_CUDA_CHECK_LAUNCH("gather_kernel");
     tm.mark("gather");
   } else if (M > 0) {
@@ -697,8 +724,8 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
         coords, M, req.grid, req.bins, req.w, rank, off, records, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_packed_kernel");
     tm.mark("scatter");
-    unpack_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(records, M, req.grid, req.bins, req.w,
-                                                        perm, pa);
+    unpack_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(records, M, req.grid,
+                                                                 req.bins, req.w, perm, pa);
     NUFFTMP_CUDA_CHECK_LAUNCH("unpack_kernel");
     tm.mark("unpack");
   }
