@@ -21,7 +21,7 @@
 # pass the commit.
 #   NUFFTMP_COMMIT=<sha> bash scripts/device_setpts.sh [build] [test] [sanitize] [stages] [ab]
 #       [jit] [compare]                                              (default: all)
-# Logs under $OUT (8 files); the summary table (scripts/device_setpts_table.py) is printed last.
+# Logs under $OUT (7 files); the summary table (scripts/device_setpts_table.py) is printed last.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
