@@ -27,6 +27,7 @@
 #include "cuda/heuristics.hpp"
 #include "cuda/index_width.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/sort_strategy.hpp"
 #include "cuda/stage_timer.hpp"
 #include "engine.hpp"
 
@@ -37,11 +38,6 @@ namespace {
 // Plans made in this process (the stage timings number them: the first pays CUDA's one-time
 // costs).
 std::atomic<long> g_plans_made{0};
-
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
 
 template <typename T>
 class CudaEngine final : public Engine<T> {
@@ -55,7 +51,8 @@ class CudaEngine final : public Engine<T> {
         stream_(static_cast<cudaStream_t>(cfg.opts.cuda_stream)),
         stages_(stage_timing_enabled(cfg.opts.debug)),
         index64_(index64_forced_by_env()),
-        gather_(!env_is("NUFFTMP_CUDA_SCATTER", "direct")) {
+        scatter_(scatter_from_env(std::getenv("NUFFTMP_CUDA_SCATTER"), cfg.dim, sizeof(T))),
+        count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -94,7 +91,8 @@ class CudaEngine final : public Engine<T> {
     if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
   }
 
-  // Stages: see bin_sort.hpp (alloc, locate, scan, scatter, subproblems, sync).
+  // Stages: see bin_sort.hpp (alloc, count or locate, scan, scatter, unpack or gather,
+  // subproblems, sync).
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
     const T* c[3] = {x, y, z};
     check_point_args(M, c);
@@ -198,7 +196,8 @@ class CudaEngine final : public Engine<T> {
     PointPrepRequest r{cfg_.dim, cfg_.kernel.w, grid_, ch.bins, ch.method != Method::GM,
                        ch.maxsub, device_, stream_};
     r.force_index64 = index64_;
-    r.gather = gather_;
+    r.scatter = scatter_;
+    r.count = count_;
     return r;
   }
 
@@ -477,7 +476,8 @@ class CudaEngine final : public Engine<T> {
   cudaStream_t stream_;
   bool stages_;   // stage timings on
   bool index64_;  // NUFFTMP_CUDA_INDEX64: 64-bit sort indices at any M (tests)
-  bool gather_;   // false with NUFFTMP_CUDA_SCATTER=direct (bin_sort.hpp)
+  ScatterKind scatter_;  // the sort's variants (sort_strategy.hpp): NUFFTMP_CUDA_SCATTER,
+  CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
   long set_points_calls_ = 0;
   DeviceProps props_;
   MethodChoice choice_;
