@@ -86,7 +86,6 @@ TEST(CudaType3, DevicePointersOnAUserStream) {
   type3_inputs<double>(2, 700, 500, rng, src, tgt);
   const std::int64_t M = src.M, N = tgt.M;
   auto c = random_complex<double>(M, rng);
-  Plan<double> plan(3, 2, 1, 1, 1e-9, o);
   double* d[4] = {nullptr, nullptr, nullptr, nullptr};
   std::complex<double>*dc = nullptr, *df = nullptr;
   for (int i = 0; i < 4; ++i) {
@@ -98,21 +97,24 @@ TEST(CudaType3, DevicePointersOnAUserStream) {
   CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&dc), M * sizeof(std::complex<double>)));
   CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&df), N * sizeof(std::complex<double>)));
   CUDA_OK(cudaMemcpy(dc, c.data(), M * sizeof(std::complex<double>), cudaMemcpyHostToDevice));
-  plan.set_points(M, d[0], d[1], nullptr, N, d[2], d[3]);
-  plan.execute(dc, df);
-  plan.synchronize();
-  std::vector<std::complex<double>> f(N), fh(N);
-  CUDA_OK(cudaMemcpy(f.data(), df, N * sizeof(std::complex<double>), cudaMemcpyDeviceToHost));
-  EXPECT_LE(type3_vector_error(plan, src, tgt, c, f, 0), 1e-8);
-  Plan<double> host(3, 2, 1, 1, 1e-9, o);
-  host.set_points_host(M, src.x(), src.y(), nullptr, N, tgt.x(), tgt.y());
-  host.execute_host(c.data(), fh.data());
-  EXPECT_LE(rel_l2(f.data(), fh.data(), N), 1e-13);
-  // A NaN at t[123] on the device.
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  CUDA_OK(cudaMemcpy(d[3] + 123, &nan, sizeof nan, cudaMemcpyHostToDevice));
-  expect_error([&] { plan.set_points(M, d[0], d[1], nullptr, N, d[2], d[3]); },
-               ErrorCode::BadPoints, {"target t[123]", "nan"});
+  {  // The plans free their buffers in stream order on s: they must go before the stream.
+    Plan<double> plan(3, 2, 1, 1, 1e-9, o);
+    plan.set_points(M, d[0], d[1], nullptr, N, d[2], d[3]);
+    plan.execute(dc, df);
+    plan.synchronize();
+    std::vector<std::complex<double>> f(N), fh(N);
+    CUDA_OK(cudaMemcpy(f.data(), df, N * sizeof(std::complex<double>), cudaMemcpyDeviceToHost));
+    EXPECT_LE(type3_vector_error(plan, src, tgt, c, f, 0), 1e-8);
+    Plan<double> host(3, 2, 1, 1, 1e-9, o);
+    host.set_points_host(M, src.x(), src.y(), nullptr, N, tgt.x(), tgt.y());
+    host.execute_host(c.data(), fh.data());
+    EXPECT_LE(rel_l2(f.data(), fh.data(), N), 1e-13);
+    // A NaN at t[123] on the device.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    CUDA_OK(cudaMemcpy(d[3] + 123, &nan, sizeof nan, cudaMemcpyHostToDevice));
+    expect_error([&] { plan.set_points(M, d[0], d[1], nullptr, N, d[2], d[3]); },
+                 ErrorCode::BadPoints, {"target t[123]", "nan"});
+  }
   for (auto* p : d) cudaFree(p);
   cudaFree(dc);
   cudaFree(df);
