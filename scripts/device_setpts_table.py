@@ -12,8 +12,8 @@ LINE = re.compile(r"^nufftmp stages (plan|set_points) #(\d+):(.*) total ([-\d.]+
 ITEM = re.compile(r"\s*([a-z_ ]+?) ([-\d.]+)/([-\d.]+),")
 SHORT = {"props": "pr", "choose": "ch", "fine grid": "fg", "deconv factors": "df",
          "cufft plan": "fp", "cufft work area": "fw", "load kernels": "ld",
-         "cufft first run": "f1", "alloc": "al", "locate": "lo", "scan": "sc",
-         "scatter": "sx", "subproblems": "sp", "sync": "sy"}
+         "cufft first run": "f1", "alloc": "al", "count": "co", "locate": "lo", "scan": "sc",
+         "scatter": "sx", "unpack": "up", "gather": "ga", "subproblems": "sp", "sync": "sy"}
 
 
 def read(name):
@@ -95,12 +95,16 @@ def split(c):
 print("== plan and set_points by stage (ms; host/gpu where both; bench with NUFFTMP_CUDA_STAGES=1,")
 print("   n_runs 3, plan_runs 3; fresh = mean over fresh plans, again = same plan, same points)")
 print("   plan: pr props, ch choose, fg fine grid, df deconv factors, fp cufft plan, fw work area,")
-print("   ld load kernels, f1 first cuFFT run; set_points: al alloc, lo locate, sc scan,")
-print("   sx scatter, sp subproblems, sy sync")
+print("   ld load kernels, f1 first cuFFT run; set_points: al alloc, co count (block) or")
+print("   lo locate (global counting), sc scan, sx scatter, up unpack (packed) or ga gather,")
+print("   sp subproblems, sy sync")
 rows = []
+fresh_gpu = {}  # case name -> fresh set_points GPU ms (for the a/b summary)
 for c in cases():
     first, steady, sp_first, again, fresh = split(c)
     j = c["json"]
+    if fresh is not None:
+        fresh_gpu[c["name"]] = fresh["gpu"]
     print(f"{c['name']:<11} {j.get('method', 'FAIL'):<7} plan first {fmt(first, 'h')}")
     print(f"{'':19} plan fresh {fmt(steady, 'h')}")
     tot = lambda c: "-" if c is None else f"{c['host']:.2f}/{c['gpu']:.2f}"
@@ -117,6 +121,17 @@ for name, j in rows:
           f"{f(g('setpts_ms'), 6)} {f(g('setpts_again_ms'), 8)} {f(g('exec_ms'), 6)} "
           f"{f(g('setpts_exec_ms'), 6)} {f((g('mem_bytes') or 0) / 2**20, 8, 0)} "
           f"{(f'{err:.1e}' if isinstance(err, float) else '-'):>8}")
+
+VARIANTS = ["packed-global", "gather-block", "gather-global", "direct-block"]
+ab_cases = [n for n in fresh_gpu if "/" not in n and any(f"{n}/{v}" in fresh_gpu for v in VARIANTS)]
+if ab_cases:
+    print("\n== a/b: set_points on a fresh plan, GPU ms (default: packed scatter, auto counting =")
+    print("   block on these cases; c189c19's default was gather-global, on a larger grid)")
+    print(f"{'case':<9} {'default':>8} " + " ".join(f"{v:>13}" for v in VARIANTS))
+    for n in ab_cases:
+        cells = [fresh_gpu.get(f"{n}/{v}") for v in VARIANTS]
+        print(f"{n:<9} {fresh_gpu[n]:>8.3f} " +
+              " ".join(f"{x:>13.3f}" if x is not None else f"{'-':>13}" for x in cells))
 
 csv = [l for l in read("compare.csv").splitlines() if l and not l.startswith("case,")]
 if csv:

@@ -77,8 +77,11 @@ std::string usage_text(const char* prog) {
      << "(warm-up + n_runs), set_points again (n_runs), fresh plans with their set_points\n"
      << "(plan_runs), and the host-array path on one more fresh plan.\n\n"
      << "  --prec f|d            precision (default f)\n"
-     << "  --type 1|2            transform type (default 1)\n"
-     << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1)\n"
+     << "  --type 1|2|3          transform type (default 1)\n"
+     << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1).\n"
+     << "                        Type 3: N1*N2*N3 targets at s_i = (N_i/2)(u + a_i), u in\n"
+     << "                        [-1, 1), a = (1.7, -0.5, 0.9): frequencies in the range of a\n"
+     << "                        type 1 of that size, off centre (cuperftest --type 3's)\n"
      << "  --M M                 number of points (default prod(2 N_i): density 1)\n"
      << "  --ntransf n           vectors per execute (default 1)\n"
      << "  --tol t               requested accuracy (default 1e-5)\n"
@@ -152,7 +155,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
           bad_value("prec", v, "must be f or d");
         o.prec = v[0];
         break;
-      case kType: o.type = parse_int("type", optarg, 1, 2); break;
+      case kType: o.type = parse_int("type", optarg, 1, 3); break;
       case kN1: o.N[0] = parse_integer("N1", optarg, 1, kMaxSize); break;
       case kN2: o.N[1] = parse_integer("N2", optarg, 1, kMaxSize); break;
       case kN3: o.N[2] = parse_integer("N3", optarg, 1, kMaxSize); break;

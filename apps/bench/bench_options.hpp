@@ -41,6 +41,7 @@ struct BenchOptions {
 
   // Dimension as perftest infers it: the last N_i > 1.
   int dim() const { return N[2] > 1 ? 3 : (N[1] > 1 ? 2 : 1); }
+  // Modes per vector; type 3: the number of targets.
   std::int64_t num_modes() const { return N[0] * N[1] * N[2]; }
   // M, with the density-1 default resolved.
   std::int64_t num_points() const;

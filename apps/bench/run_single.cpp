@@ -16,6 +16,7 @@
 
 #include "bench_check.hpp"
 #include "bench_data.hpp"
+#include "bench_plan.hpp"
 #include "device_memory.hpp"
 #include "nufftmp/plan.hpp"
 #include "placed_data.hpp"
@@ -45,10 +46,9 @@ BenchResult run_typed(const BenchOptions& o) {
   r.plan_runs = o.plan_runs > 0 ? o.plan_runs : o.n_runs;
 
   BenchData<T> d = make_bench_data<T>(o, r.M, o.seed);
-  const std::vector<std::int64_t> modes(o.N, o.N + r.dim);
   const Options opts = o.plan_options();
   auto make_plan = [&] {
-    return std::make_unique<Plan<T>>(o.type, modes, o.isign, o.ntransf, o.tol, opts);
+    return std::make_unique<Plan<T>>(make_bench_plan<T>(o, opts));
   };
 
   // A plan that may run on the GPU: start the CUDA context outside the timed plan.
@@ -74,11 +74,15 @@ BenchResult run_typed(const BenchOptions& o) {
                                            : make_host_timer([&current] { current->synchronize(); });
   auto timed_set_points = [&](Plan<T>& q) {
     timer->start();
-    q.set_points(r.M, p.px, p.py, p.pz);
+    set_bench_points(q, o, r.M, p);
     return timer->stop_ms();
   };
 
   r.setpts_first_ms = timed_set_points(*plan);
+  if (o.type == 3) {  // its grid follows from the points
+    const auto nf3 = plan->fine_grid();
+    std::copy(nf3.begin(), nf3.end(), r.nf);
+  }
   plan->execute(p.pc, p.pf);  // warm-up: first-touch pages, FFT and kernel caches
   plan->synchronize();
   std::vector<double> runs;
@@ -95,7 +99,7 @@ BenchResult run_typed(const BenchOptions& o) {
 
   // Outputs back to the host for the check; nothing below rewrites them before it.
   if (on_device) {
-    if (o.type == 1) p.f->copy_to_host(d.f.data(), d.f.size() * sizeof(std::complex<T>));
+    if (o.type != 2) p.f->copy_to_host(d.f.data(), d.f.size() * sizeof(std::complex<T>));
     else p.c->copy_to_host(d.c.data(), d.c.size() * sizeof(std::complex<T>));
   }
   if (o.check) {
@@ -128,8 +132,7 @@ BenchResult run_typed(const BenchOptions& o) {
   // Host-pointer path on a fresh plan: what a caller with host arrays pays, copies included.
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<Plan<T>> h = make_plan();
-  h->set_points_host(r.M, d.x.data(), d.y.empty() ? nullptr : d.y.data(),
-                     d.z.empty() ? nullptr : d.z.data());
+  set_bench_points_host(*h, r.M, d);
   h->execute_host(d.c.data(), d.f.data());
   r.total_host_ms = ms_since(t0);
   return r;

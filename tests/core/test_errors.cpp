@@ -6,28 +6,13 @@
 #include <limits>
 #include <vector>
 
+#include "common/expect_error.hpp"
 #include "common/test_data.hpp"
 #include "nufftmp/plan.hpp"
 
 namespace nufftmp::test {
 namespace {
 
-
-// Runs fn, expects an Error with the code, and that its message contains every needle.
-void expect_error(const std::function<void()>& fn, ErrorCode code,
-                  const std::vector<std::string>& needles) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error thrown; expected " << error_code_name(code);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << "got " << error_code_name(e.code()) << ": " << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "message \"" << e.what() << "\" lacks \"" << n << "\"";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "non-nufftmp exception: " << e.what();
-  }
-}
 
 template <typename T>
 void bad_coordinates() {

@@ -15,6 +15,15 @@ std::string bad_point_message(char axis, std::int64_t index, double value) {
   return os.str();
 }
 
+std::string bad_type3_point_message(char array, std::int64_t index, double value) {
+  const bool source = array == 'x' || array == 'y' || array == 'z';
+  std::ostringstream os;
+  os.precision(17);
+  os << "type 3 " << (source ? "source " : "target ") << array << "[" << index << "] = " << value
+     << " is not finite";
+  return os.str();
+}
+
 void require_pointer(const void* ptr, std::int64_t count, const char* name) {
   if (ptr == nullptr && count > 0)
     throw Error(ErrorCode::InvalidArgument,

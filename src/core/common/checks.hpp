@@ -16,6 +16,10 @@ void check_points_host(int dim, std::int64_t M, const T* x, const T* y, const T*
 // Message for a bad coordinate; shared so the CUDA engine reports it in the same words.
 std::string bad_point_message(char axis, std::int64_t index, double value);
 
+// Message for a type 3 coordinate that is NaN or Inf; array is 'x', 'y', 'z' (sources) or
+// 's', 't', 'u' (targets).
+std::string bad_type3_point_message(char array, std::int64_t index, double value);
+
 // Throws Error(InvalidArgument) when ptr is null and count > 0.
 void require_pointer(const void* ptr, std::int64_t count, const char* name);
 

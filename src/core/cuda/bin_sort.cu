@@ -1,5 +1,6 @@
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 #include <set>
@@ -12,6 +13,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_guard.hpp"
 #include "cuda/index_width.hpp"
+#include "cuda/sort_strategy.hpp"
 #include "cuda/stage_timer.hpp"
 
 namespace nufftmp::detail {
@@ -19,6 +21,11 @@ namespace nufftmp::detail {
 namespace {
 
 constexpr int kThreads = 256;
+// Block counting: threads per block (the kernel fits 64 registers, so 1024 threads; with a
+// histogram over ~110 KB only one block fits an SM), and points each thread loads before it
+// ranks them (memory requests in flight while that one block runs).
+constexpr int kCountThreads = 1024;
+constexpr int kCountUnroll = 4;
 constexpr unsigned long long kNone = ULLONG_MAX;
 // status[] words.
 constexpr int kFirstBad = 0, kFirstInconsistent = 1, kNumSubproblems = 2, kStatusWords = 3;
@@ -51,19 +58,52 @@ struct Located {
   T s[3];
 };
 
-// Point j: legality, bin, i0 and s per axis. Illegal coordinates are located as 0, so both
-// passes of the sort see the same bin for every point even when the call will be refused.
-// Every kernel below locates through this one function: the scatter's bins are the count's.
+// The sorted point data the kernels write (i0 and s per axis; unused axes null).
+template <typename T>
+struct PointArrays {
+  std::int32_t* i0[3];
+  T* s[3];
+};
+
+// Point p's i0/s at position q.
 template <typename T, int D>
-__device__ __forceinline__ Located<T> locate_point(const Coords3& coords, std::int64_t j,
-                                                   const GridView& grid, const BinView& bins,
-                                                   int w) {
+__device__ __forceinline__ void store_located(const PointArrays<T>& a, std::int64_t q,
+                                              const Located<T>& p) {
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    a.i0[d][q] = p.i0[d];
+    a.s[d][q] = p.s[d];
+  }
+}
+
+// One point's coordinates as given (D of them).
+template <typename T, int D>
+struct PointCoords {
+  T v[D];
+};
+
+template <typename T, int D>
+__device__ __forceinline__ PointCoords<T, D> load_coords(const Coords3& coords, std::int64_t j) {
+  PointCoords<T, D> c;
+#pragma unroll
+  for (int d = 0; d < D; ++d) c.v[d] = static_cast<const T*>(coords.c[d])[j];
+  return c;
+}
+
+// Legality, bin, i0 and s per axis of one point. Illegal coordinates are located as 0, so both
+// passes of the sort see the same bin for every point even when the call will be refused.
+// Every kernel below locates through this one function (the packed scatter's unpack too, from
+// the bit-exact coordinates of its record): the scatter's bins are the count's.
+template <typename T, int D>
+__device__ __forceinline__ Located<T> locate_values(const PointCoords<T, D>& c,
+                                                    const GridView& grid, const BinView& bins,
+                                                    int w) {
   Located<T> p;
   p.ok = true;
   int bc[3] = {0, 0, 0};
 #pragma unroll
   for (int d = 0; d < D; ++d) {
-    const T v = static_cast<const T*>(coords.c[d])[j];
+    const T v = c.v[d];
     const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
     p.ok = p.ok && ok;
     bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.size[d], bins.count[d], p.i0[d],
@@ -71,6 +111,13 @@ __device__ __forceinline__ Located<T> locate_point(const Coords3& coords, std::i
   }
   p.bin = bc[0] + bins.count[0] * (bc[1] + bins.count[1] * bc[2]);
   return p;
+}
+
+template <typename T, int D>
+__device__ __forceinline__ Located<T> locate_point(const Coords3& coords, std::int64_t j,
+                                                   const GridView& grid, const BinView& bins,
+                                                   int w) {
+  return locate_values<T, D>(load_coords<T, D>(coords, j), grid, bins, w);
 }
 
 // One atomicMin per warp with bad points: its lowest lane holds its smallest index. All 32
@@ -95,28 +142,22 @@ __device__ __forceinline__ void for_each_point_by_warp(std::int64_t M, F&& f) {
 // Unsorted (GM): legality, and i0/s in user order.
 template <typename T, int D>
 __global__ void locate_unsorted_kernel(Coords3 coords, std::int64_t M, GridView grid,
-                                       BinView bins, int w, std::int32_t* i0_0,
-                                       std::int32_t* i0_1, std::int32_t* i0_2, T* s_0, T* s_1,
-                                       T* s_2, unsigned long long* status) {
-  std::int32_t* i0o[3] = {i0_0, i0_1, i0_2};
-  T* so[3] = {s_0, s_1, s_2};
+                                       BinView bins, int w, PointArrays<T> out,
+                                       unsigned long long* status) {
   for_each_point_by_warp(M, [&](std::int64_t j, bool in) {
     bool ok = true;
     if (in) {
       const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
       ok = p.ok;
-#pragma unroll
-      for (int d = 0; d < D; ++d) {
-        i0o[d][j] = p.i0[d];
-        so[d][j] = p.s[d];
-      }
+      store_located<T, D>(out, j, p);
     }
     report_bad(in && !ok, j, status);
   });
 }
 
-// Sorted, pass 1: legality, and each point's rank within its bin (warp-aggregated counting:
-// the lanes of a warp that share a bin take consecutive ranks from one atomic).
+// Sorted, pass 1, global counting: legality, and each point's rank within its bin
+// (warp-aggregated: the lanes of a warp that share a bin take consecutive ranks from one
+// atomic on the bin's global counter).
 template <typename T, int D, typename I>
 __global__ void locate_sorted_kernel(Coords3 coords, std::int64_t M, GridView grid,
                                      BinView bins, int w, I* counts, I* rank,
@@ -145,54 +186,126 @@ __global__ void locate_sorted_kernel(Coords3 coords, std::int64_t M, GridView gr
   });
 }
 
+// Sorted, pass 1, block counting (sort_strategy.hpp): block b counts points
+// [b 2^shift, (b + 1) 2^shift) in a shared histogram of every bin; a point's rank is its place
+// among the block's points of its bin. At the end the block writes its count of bin k to
+// table[k G + b] (G blocks), and block 0 the closing 0, so that one exclusive scan of the table
+// gives each (bin, block) the sorted position of its first point. Shared atomics only: the
+// global counters' contention (a few hundred thousand same-address atomics for clustered
+// points, one atomic per point for uniform ones) is gone. A warp whose points all share a bin
+// (clustered) takes its ranks with one shared atomic; others use one per lane (shared atomics
+// of distinct bins do not serialise). The warp loop is uniform, as report_bad requires.
+template <typename T, int D, typename I>
+__global__ void __launch_bounds__(kCountThreads)
+    count_block_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
+                       int shift, I* table, I* rank, unsigned long long* status) {
+  extern __shared__ unsigned int hist[];
+  const std::int64_t nbins = bins.total;
+  for (std::int64_t b = threadIdx.x; b < nbins; b += blockDim.x) hist[b] = 0u;
+  __syncthreads();
+  const std::int64_t begin = std::int64_t(blockIdx.x) << shift;
+  const std::int64_t end = min(M, begin + (std::int64_t(1) << shift));
+  const int lane = threadIdx.x & 31;
+  const std::int64_t step = blockDim.x;
+  for (std::int64_t base = begin + (threadIdx.x & ~31u); base < end;
+       base += kCountUnroll * step) {
+    // All loads first: kCountUnroll points of each thread in flight.
+    PointCoords<T, D> c[kCountUnroll];
+    bool in[kCountUnroll];
+#pragma unroll
+    for (int k = 0; k < kCountUnroll; ++k) {
+      const std::int64_t j = base + k * step + lane;
+      in[k] = j < end;
+      if (in[k]) c[k] = load_coords<T, D>(coords, j);
+    }
+#pragma unroll
+    for (int k = 0; k < kCountUnroll; ++k) {
+      const std::int64_t j = base + k * step + lane;
+      int bin = 0;
+      bool ok = true;
+      if (in[k]) {
+        const Located<T> p = locate_values<T, D>(c[k], grid, bins, w);
+        bin = p.bin;
+        ok = p.ok;
+      }
+      report_bad(in[k] && !ok, j, status);
+      const unsigned active = __ballot_sync(0xffffffffu, in[k]);
+      if (in[k]) {
+        const unsigned ub = static_cast<unsigned>(bin);
+        unsigned r;
+        if (__reduce_min_sync(active, ub) == __reduce_max_sync(active, ub)) {
+          const int leader = __ffs(active) - 1;
+          unsigned old = 0;
+          if (lane == leader) old = atomicAdd(hist + bin, static_cast<unsigned>(__popc(active)));
+          old = __shfl_sync(active, old, leader);
+          r = old + static_cast<unsigned>(__popc(active & ((1u << lane) - 1u)));
+        } else {
+          r = atomicAdd(hist + bin, 1u);
+        }
+        rank[j] = static_cast<I>(r);
+      }
+    }
+  }
+  __syncthreads();
+  const std::int64_t G = gridDim.x;
+  for (std::int64_t b = threadIdx.x; b < nbins; b += blockDim.x)
+    table[b * G + blockIdx.x] = static_cast<I>(hist[b]);
+  if (blockIdx.x == 0 && threadIdx.x == 0) table[nbins * G] = 0;
+}
+
+// Where the sorted positions start, for pass 2. Global counting: start = the scanned bin
+// counts (nbins + 1), stride 1, shift 62 (every point in "block" 0). Block counting: start =
+// the scanned (bin, block) table, stride G, shift as counted.
+template <typename I>
+struct SortOffsets {
+  const I* start;
+  std::int64_t stride;
+  int shift;
+};
+
 // Sorted position of point j, or -1 (and the point recorded as inconsistent) when it falls
-// outside its bin. That cannot happen, as both passes locate alike; the check keeps every
-// write in bounds even if the coordinates changed between the passes.
+// outside its bin's (or its bin-and-block's) range. That cannot happen, as both passes locate
+// alike; the check keeps every write in bounds even if the coordinates changed between the
+// passes.
 template <typename I>
 __device__ __forceinline__ std::int64_t sorted_position(int bin, std::int64_t j, const I* rank,
-                                                        const I* bin_start,
+                                                        const SortOffsets<I>& off,
                                                         unsigned long long* status) {
-  const std::int64_t pos = std::int64_t(bin_start[bin]) + std::int64_t(rank[j]);
-  if (pos >= std::int64_t(bin_start[bin + 1])) {
+  const std::int64_t e = std::int64_t(bin) * off.stride + (j >> off.shift);
+  const std::int64_t pos = std::int64_t(off.start[e]) + std::int64_t(rank[j]);
+  if (pos >= std::int64_t(off.start[e + 1])) {
     atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(j));
     return -1;
   }
   return pos;
 }
 
-// Sorted, pass 2 (direct variant, NUFFTMP_CUDA_SCATTER=direct): every point writes its
-// permutation entry and its i0/s at its sorted position (2 dim + 1 scattered writes per point).
+// Sorted, pass 2 (direct variant): every point writes its permutation entry and its i0/s at
+// its sorted position (2 dim + 1 scattered writes per point).
 template <typename T, int D, typename I>
 __global__ void scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins,
-                               int w, const I* rank, const I* bin_start, I* perm,
-                               std::int32_t* i0_0, std::int32_t* i0_1, std::int32_t* i0_2,
-                               T* s_0, T* s_1, T* s_2, unsigned long long* status) {
-  std::int32_t* i0o[3] = {i0_0, i0_1, i0_2};
-  T* so[3] = {s_0, s_1, s_2};
+                               int w, const I* rank, SortOffsets<I> off, I* perm,
+                               PointArrays<T> out, unsigned long long* status) {
   for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < M;
        j += std::int64_t(gridDim.x) * blockDim.x) {
     const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
-    const std::int64_t pos = sorted_position(p.bin, j, rank, bin_start, status);
+    const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
     if (pos < 0) continue;
     perm[pos] = static_cast<I>(j);
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-      i0o[d][pos] = p.i0[d];
-      so[d][pos] = p.s[d];
-    }
+    store_located<T, D>(out, pos, p);
   }
 }
 
-// Sorted, pass 2 (gather variant, the default; step 1): the permutation only (one scattered
-// write per point).
+// Sorted, pass 2 (gather variant; step 1): the permutation only (one scattered write per
+// point).
 template <typename T, int D, typename I>
 __global__ void scatter_index_kernel(Coords3 coords, std::int64_t M, GridView grid,
-                                     BinView bins, int w, const I* rank, const I* bin_start,
+                                     BinView bins, int w, const I* rank, SortOffsets<I> off,
                                      I* perm, unsigned long long* status) {
   for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < M;
        j += std::int64_t(gridDim.x) * blockDim.x) {
     const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
-    const std::int64_t pos = sorted_position(p.bin, j, rank, bin_start, status);
+    const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
     if (pos >= 0) perm[pos] = static_cast<I>(j);
   }
 }
@@ -202,20 +315,133 @@ __global__ void scatter_index_kernel(Coords3 coords, std::int64_t M, GridView gr
 // fails) holds a stale index: it is range-checked before any read.
 template <typename T, int D, typename I>
 __global__ void gather_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
-                              const I* perm, std::int32_t* i0_0, std::int32_t* i0_1,
-                              std::int32_t* i0_2, T* s_0, T* s_1, T* s_2) {
-  std::int32_t* i0o[3] = {i0_0, i0_1, i0_2};
-  T* so[3] = {s_0, s_1, s_2};
+                              const I* perm, PointArrays<T> out) {
   for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < M;
        q += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t j = static_cast<std::int64_t>(perm[q]);
     if (j < 0 || j >= M) continue;
-    const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
+    store_located<T, D>(out, q, locate_point<T, D>(coords, j, grid, bins, w));
+  }
+}
+
+// A packed record (packed variant): the D coordinates bit for bit, then the user index, in
+// kWords 32-bit words (sort_strategy.hpp), stored and loaded with whole 16- or 8-byte accesses.
+template <typename T, int D, typename I>
+struct Record {
+  static constexpr int kCoordWords = D * int(sizeof(T) / 4);
+  static constexpr int kWords = packed_record_words(D, int(sizeof(T)), int(sizeof(I)));
+  static_assert(kCoordWords + int(sizeof(I) / 4) <= kWords, "record too small");
+
+  __device__ __forceinline__ static void store(unsigned* records, std::int64_t pos,
+                                               const PointCoords<T, D>& c, std::int64_t j) {
+    unsigned wd[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) wd[i] = 0u;
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-      i0o[d][q] = p.i0[d];
-      so[d][q] = p.s[d];
+      if constexpr (sizeof(T) == 4) {
+        wd[d] = __float_as_uint(c.v[d]);
+      } else {
+        const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(c.v[d]));
+        wd[2 * d] = static_cast<unsigned>(b);
+        wd[2 * d + 1] = static_cast<unsigned>(b >> 32);
+      }
     }
+    const unsigned long long uj = static_cast<unsigned long long>(j);
+    wd[kCoordWords] = static_cast<unsigned>(uj);
+    if constexpr (sizeof(I) == 8) wd[kCoordWords + 1] = static_cast<unsigned>(uj >> 32);
+    unsigned* p = records + pos * kWords;
+    if constexpr (kWords % 4 == 0) {
+#pragma unroll
+      for (int i = 0; i < kWords / 4; ++i)
+        reinterpret_cast<uint4*>(p)[i] = make_uint4(wd[4 * i], wd[4 * i + 1], wd[4 * i + 2],
+                                                    wd[4 * i + 3]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kWords / 2; ++i)
+        reinterpret_cast<uint2*>(p)[i] = make_uint2(wd[2 * i], wd[2 * i + 1]);
+    }
+  }
+
+  __device__ __forceinline__ static void load(const unsigned* records, std::int64_t q,
+                                              PointCoords<T, D>& c, std::int64_t& j) {
+    unsigned wd[kWords];
+    const unsigned* p = records + q * kWords;
+    if constexpr (kWords % 4 == 0) {
+#pragma unroll
+      for (int i = 0; i < kWords / 4; ++i) {
+        const uint4 v = reinterpret_cast<const uint4*>(p)[i];
+        wd[4 * i] = v.x;
+        wd[4 * i + 1] = v.y;
+        wd[4 * i + 2] = v.z;
+        wd[4 * i + 3] = v.w;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kWords / 2; ++i) {
+        const uint2 v = reinterpret_cast<const uint2*>(p)[i];
+        wd[2 * i] = v.x;
+        wd[2 * i + 1] = v.y;
+      }
+    }
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      if constexpr (sizeof(T) == 4) {
+        c.v[d] = __uint_as_float(wd[d]);
+      } else {
+        c.v[d] = __hiloint2double(static_cast<int>(wd[2 * d + 1]), static_cast<int>(wd[2 * d]));
+      }
+    }
+    unsigned long long uj = wd[kCoordWords];
+    if constexpr (sizeof(I) == 8) uj |= static_cast<unsigned long long>(wd[kCoordWords + 1]) << 32;
+    j = static_cast<std::int64_t>(uj);
+  }
+};
+
+// Sorted, pass 2 (packed variant; step 1): each point reads its coordinates coalesced and
+// writes one record to its sorted position - one scattered record (half, one or a whole
+// 32-byte sector) per point instead of the gather's permutation write plus D random reads.
+template <typename T, int D, typename I>
+__global__ void scatter_packed_kernel(Coords3 coords, std::int64_t M, GridView grid,
+                                      BinView bins, int w, const I* rank, SortOffsets<I> off,
+                                      unsigned* records, unsigned long long* status) {
+  for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < M;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
+    const PointCoords<T, D> c = load_coords<T, D>(coords, j);
+    const Located<T> p = locate_values<T, D>(c, grid, bins, w);
+    const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
+    if (pos >= 0) Record<T, D, I>::store(records, pos, c, j);
+  }
+}
+
+// Packed variant, step 2: sorted position q reads its record coalesced, locates it again from
+// the same bits (so i0/s equal the other variants' exactly) and writes i0/s and the
+// permutation coalesced. A record the scatter could not fill (the call then fails) is stale:
+// nothing here reads through it.
+template <typename T, int D, typename I>
+__global__ void unpack_kernel(const unsigned* records, std::int64_t M, GridView grid,
+                              BinView bins, int w, I* perm, PointArrays<T> out) {
+  for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < M;
+       q += std::int64_t(gridDim.x) * blockDim.x) {
+    PointCoords<T, D> c;
+    std::int64_t j;
+    Record<T, D, I>::load(records, q, c, j);
+    perm[q] = static_cast<I>(j);
+    store_located<T, D>(out, q, locate_values<T, D>(c, grid, bins, w));
+  }
+}
+
+// Block counting, for the subproblems: each bin's start from the scanned table (its block 0
+// entry; entry nbins G = M closes the last bin) and its number of subproblems.
+template <typename I>
+__global__ void bin_starts_kernel(const I* table, std::int64_t G, std::int64_t nbins,
+                                  int maxsub, I* bin_start, I* nsub) {
+  for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b <= nbins;
+       b += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t first = static_cast<std::int64_t>(table[b * G]);
+    bin_start[b] = static_cast<I>(first);
+    const std::int64_t n = b < nbins ? std::int64_t(table[(b + 1) * G]) - first : 0;
+    nsub[b] = static_cast<I>((n + maxsub - 1) / maxsub);
   }
 }
 
@@ -266,6 +492,30 @@ int grid_for(std::int64_t n, int device) {
   return static_cast<int>(blocks < 1 ? 1 : (blocks < cap ? blocks : cap));
 }
 
+// Blocks of kThreads for the grid-stride passes of the sort whose order matters: no more than
+// fit the device at once with every one of `kernels` (their smallest occupancy), so that the
+// grid's rounds sweep the points in index order - round r covers [r R, (r + 1) R), R = blocks x
+// kThreads - instead of each wave of blocks sweeping the whole range (what a grid larger than
+// the device does). The scatters rely on it: their writes then fill each cache line of the
+// sorted arrays within a round or two, while it is in the L2 (with block counting a line spans
+// the shares of neighbouring chunks; with global counting the count and the scatter must take
+// the points in the same order, so they share this grid).
+template <typename... K>
+int resident_grid(std::int64_t n, int device, K*... kernels) {
+  int sms = 0;
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = INT_MAX;
+  auto fit = [&](auto* kernel) {
+    int b = 0;
+    NUFFTMP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, kThreads, 0));
+    per_sm = std::min(per_sm, b);
+  };
+  (fit(kernels), ...);
+  const std::int64_t cap = std::int64_t(sms > 0 ? sms : 80) * std::max(per_sm, 1);
+  const std::int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min(blocks, cap)));
+}
+
 // CUB's two-call idiom, with the workspace kept in the scratch.
 template <typename I>
 std::size_t scan_bytes(std::int64_t n, cudaStream_t stream) {
@@ -279,6 +529,12 @@ void exclusive_sum(const I* in, I* out, std::int64_t n, DeviceBuffer<unsigned ch
                    cudaStream_t stream) {
   std::size_t bytes = temp.bytes();
   NUFFTMP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, in, out, n, stream));
+}
+
+template <typename T>
+PointArrays<T> arrays_of(SortedPoints<T>& out) {
+  return PointArrays<T>{{out.i0[0].get(), out.i0[1].get(), out.i0[2].get()},
+                        {out.s[0].get(), out.s[1].get(), out.s[2].get()}};
 }
 
 template <typename T, int D>
@@ -317,8 +573,7 @@ std::int64_t prepare_unsorted(const PointPrepRequest& req, std::int64_t M, Coord
                                    kStatusWords * sizeof(unsigned long long), st));
   if (M > 0) {
     locate_unsorted_kernel<T, D><<<grid_for(M, dev), kThreads, 0, st>>>(
-        coords, M, req.grid, req.bins, req.w, out.i0[0].get(), out.i0[1].get(), out.i0[2].get(),
-        out.s[0].get(), out.s[1].get(), out.s[2].get(), out.scratch.status.get());
+        coords, M, req.grid, req.bins, req.w, arrays_of(out), out.scratch.status.get());
     NUFFTMP_CUDA_CHECK_LAUNCH("locate_unsorted_kernel");
   }
   tm.mark("locate");
@@ -338,6 +593,43 @@ I* perm_of(SortedPoints<T>& out) {
   else return out.perm64.get();
 }
 
+// Block counting for this call: its geometry (sort_strategy.hpp) from the device's shared
+// memory and the counting kernel's occupancy, or blocks = 0 (global counting).
+struct CountPlan {
+  std::int64_t blocks = 0;
+  int shift = 0;
+  std::size_t shared_bytes = 0;
+  std::int64_t table_capacity = 0;  // entries kept in the scratch (grow-only)
+};
+
+template <typename T, int D, typename I>
+CountPlan plan_count(const PointPrepRequest& req, std::int64_t M) {
+  CountPlan cp;
+  if (req.count == CountKind::Global || M <= 0) return cp;
+  const std::int64_t nbins = req.bins.total;
+  int optin = 0, sms = 0;
+  NUFFTMP_CUDA_TRY(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, req.device));
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, req.device));
+  const std::size_t bytes = static_cast<std::size_t>(nbins) * sizeof(unsigned int);
+  if (bytes > static_cast<std::size_t>(optin)) return cp;
+  auto* kernel = count_block_kernel<T, D, I>;
+  if (bytes > 48 * 1024)
+    NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+  int per_sm = 0;
+  NUFFTMP_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCountThreads, bytes));
+  const std::int64_t resident = std::int64_t(per_sm) * sms;
+  const BlockCount g = block_count_geometry(req.count, M, nbins, resident);
+  if (g.blocks == 0) return cp;
+  cp.blocks = g.blocks;
+  cp.shift = g.shift;
+  cp.shared_bytes = bytes;
+  cp.table_capacity = block_count_table_capacity(M, nbins, resident);
+  return cp;
+}
+
 template <typename T, int D, typename I>
 std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3 coords,
                             SortedPoints<T>& out, StageTimer& tm) {
@@ -346,6 +638,9 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   const std::int64_t nbins = req.bins.total, nb1 = nbins + 1;
   const bool subs = req.maxsub > 0;
   SortScratch& sc = out.scratch;
+  using Rec = Record<T, D, I>;
+  const CountPlan cp = plan_count<T, D, I>(req, M);
+  const bool by_block = cp.blocks > 0;
 
   reserve_coordinates<T, D>(out, M, dev, st);
   if constexpr (sizeof(I) == 4) {
@@ -357,7 +652,14 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   }
   sc.rank.reserve(M * sizeof(I), dev, st, "ranks in bins");
   sc.bin_arrays.reserve(4 * nb1 * sizeof(I), dev, st, "bin counts and offsets");
-  sc.cub.reserve(scan_bytes<I>(nb1, st), dev, st, "scan workspace");
+  std::int64_t scan_max = nb1;
+  if (by_block) {
+    sc.table.reserve(cp.table_capacity * sizeof(I), dev, st, "per-block bin counts");
+    scan_max = std::max(scan_max, cp.table_capacity);
+  }
+  if (req.scatter == ScatterKind::Packed)
+    sc.records.reserve(M * Rec::kWords * sizeof(unsigned), dev, st, "packed point records");
+  sc.cub.reserve(scan_bytes<I>(scan_max, st), dev, st, "scan workspace");
   sc.status.reserve(kStatusWords, dev, st, "point check flags");
   const std::int64_t capacity = subproblem_capacity(M, nbins, req.maxsub);
   if (subs) out.subproblems.reserve(capacity, dev, st, "subproblem list");
@@ -368,41 +670,76 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   I* const nsub = bin_start + nb1;
   I* const sub_start = nsub + nb1;
   I* const rank = reinterpret_cast<I*>(sc.rank.get());
+  I* const table = reinterpret_cast<I*>(sc.table.get());
   I* const perm = perm_of<I>(out);
   unsigned long long* const status = sc.status.get();
   tm.mark("alloc");
 
+  // Pass 1: legality and ranks; then the scan that turns counts into sorted offsets.
   NUFFTMP_CUDA_TRY(cudaMemsetAsync(status, 0xff, kStatusWords * sizeof(unsigned long long), st));
-  NUFFTMP_CUDA_TRY(cudaMemsetAsync(counts, 0, nb1 * sizeof(I), st));
-  const int blocks = grid_for(M, dev);
-  if (M > 0) {
-    locate_sorted_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins,
-                                                               req.w, counts, rank, status);
-    NUFFTMP_CUDA_CHECK_LAUNCH("locate_sorted_kernel");
+  // One grid for the order-sensitive passes (count with global atomics, the scatters), one for
+  // the coalesced second steps.
+  const int blocks = resident_grid(M, dev, locate_sorted_kernel<T, D, I>, scatter_kernel<T, D, I>,
+                                   scatter_index_kernel<T, D, I>, scatter_packed_kernel<T, D, I>);
+  SortOffsets<I> off{bin_start, 1, 62};
+  if (by_block) {
+    count_block_kernel<T, D, I><<<static_cast<unsigned>(cp.blocks), kCountThreads,
+                                  cp.shared_bytes, st>>>(coords, M, req.grid, req.bins, req.w,
+                                                         cp.shift, table, rank, status);
+    NUFFTMP_CUDA_CHECK_LAUNCH("count_block_kernel");
+    tm.mark("count");  // "locate" for global counting: the stage line tells which ran
+    exclusive_sum<I>(table, table, nbins * cp.blocks + 1, sc.cub, st);  // in place
+    off = SortOffsets<I>{table, cp.blocks, cp.shift};
+  } else {
+    NUFFTMP_CUDA_TRY(cudaMemsetAsync(counts, 0, nb1 * sizeof(I), st));
+    if (M > 0) {
+      locate_sorted_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                                 req.w, counts, rank, status);
+      NUFFTMP_CUDA_CHECK_LAUNCH("locate_sorted_kernel");
+    }
+    tm.mark("locate");
+    exclusive_sum<I>(counts, bin_start, nb1, sc.cub, st);
   }
-  tm.mark("locate");
-  exclusive_sum<I>(counts, bin_start, nb1, sc.cub, st);
   tm.mark("scan");
-  if (M > 0 && !req.gather) {
-    scatter_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(
-        coords, M, req.grid, req.bins, req.w, rank, bin_start, perm, out.i0[0].get(),
-        out.i0[1].get(), out.i0[2].get(), out.s[0].get(), out.s[1].get(), out.s[2].get(),
-        status);
+
+  // Pass 2: the point data in sorted order.
+  const PointArrays<T> pa = arrays_of(out);
+  if (M > 0 && req.scatter == ScatterKind::Direct) {
+    scatter_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins, req.w,
+                                                         rank, off, perm, pa, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_kernel");
-  } else if (M > 0) {
-    scatter_index_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(
-        coords, M, req.grid, req.bins, req.w, rank, bin_start, perm, status);
+    tm.mark("scatter");
+  } else if (M > 0 && req.scatter == ScatterKind::Gather) {
+    scatter_index_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                               req.w, rank, off, perm, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_index_kernel");
-    gather_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(
-        coords, M, req.grid, req.bins, req.w, perm, out.i0[0].get(), out.i0[1].get(),
-        out.i0[2].get(), out.s[0].get(), out.s[1].get(), out.s[2].get());
+    tm.mark("scatter");
+    gather_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                                 req.w, perm, pa);
     NUFFTMP_CUDA_CHECK_LAUNCH("gather_kernel");
+    tm.mark("gather");
+  } else if (M > 0) {
+    auto* const records = reinterpret_cast<unsigned*>(sc.records.get());
+    scatter_packed_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(
+        coords, M, req.grid, req.bins, req.w, rank, off, records, status);
+    NUFFTMP_CUDA_CHECK_LAUNCH("scatter_packed_kernel");
+    tm.mark("scatter");
+    unpack_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(records, M, req.grid,
+                                                                 req.bins, req.w, perm, pa);
+    NUFFTMP_CUDA_CHECK_LAUNCH("unpack_kernel");
+    tm.mark("unpack");
   }
-  tm.mark("scatter");
+
   if (subs) {
-    count_subproblems_kernel<I><<<grid_for(nb1, dev), kThreads, 0, st>>>(bin_start, nbins,
-                                                                        req.maxsub, nsub);
-    NUFFTMP_CUDA_CHECK_LAUNCH("count_subproblems_kernel");
+    if (by_block) {
+      bin_starts_kernel<I><<<grid_for(nb1, dev), kThreads, 0, st>>>(table, cp.blocks, nbins,
+                                                                    req.maxsub, bin_start, nsub);
+      NUFFTMP_CUDA_CHECK_LAUNCH("bin_starts_kernel");
+    } else {
+      count_subproblems_kernel<I><<<grid_for(nb1, dev), kThreads, 0, st>>>(bin_start, nbins,
+                                                                          req.maxsub, nsub);
+      NUFFTMP_CUDA_CHECK_LAUNCH("count_subproblems_kernel");
+    }
     exclusive_sum<I>(nsub, sub_start, nb1, sc.cub, st);
     fill_subproblems_kernel<I><<<grid_for(capacity, dev), kThreads, 0, st>>>(
         bin_start, sub_start, nbins, req.maxsub, capacity, out.subproblems.get(), status);
@@ -442,16 +779,26 @@ void load(void (*kernel)(P...)) {
   NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
 }
 
+// Both countings (auto picks per call, by M) and the request's scatter.
 template <typename T, int D>
 void load_dim(const PointPrepRequest& req) {
   using I = std::int32_t;
   if (!req.sort) return load(locate_unsorted_kernel<T, D>);
   load(locate_sorted_kernel<T, D, I>);
-  if (req.gather) {
-    load(scatter_index_kernel<T, D, I>);
-    load(gather_kernel<T, D, I>);
-  } else {
-    load(scatter_kernel<T, D, I>);
+  if (req.count != CountKind::Global) {
+    load(count_block_kernel<T, D, I>);
+    if (req.maxsub > 0) load(bin_starts_kernel<I>);
+  }
+  switch (req.scatter) {
+    case ScatterKind::Direct: load(scatter_kernel<T, D, I>); break;
+    case ScatterKind::Gather:
+      load(scatter_index_kernel<T, D, I>);
+      load(gather_kernel<T, D, I>);
+      break;
+    case ScatterKind::Packed:
+      load(scatter_packed_kernel<T, D, I>);
+      load(unpack_kernel<T, D, I>);
+      break;
   }
   if (req.maxsub > 0) {
     load(count_subproblems_kernel<I>);

@@ -1,16 +1,20 @@
 // set_points on the device: check the coordinates, fold them into the fine grid (as the exact
-// integer first cell i0 plus the Horner argument s), and counting-sort them by bin:
-// warp-aggregated bin counts (a warp whose points share a bin does one atomic, so clustered
-// points do not serialise on one counter), a CUB exclusive scan, and a scatter that writes the
-// point data physically permuted so every execute reads it coalesced. Optionally cuts each bin
-// into subproblems of at most maxsub points for the shared-memory methods.
+// integer first cell i0 plus the Horner argument s), and counting-sort them by bin, so every
+// execute reads the point data coalesced in bin order. Optionally cuts each bin into
+// subproblems of at most maxsub points for the shared-memory methods.
 //
-// Two passes over the coordinates (count, then scatter: the second recomputes each point's
-// bin, i0 and s from its coordinates with the same code, which is cheaper than storing them);
-// 32-bit ranks, offsets and permutation below 2^31 points (index_width.hpp); one host
-// synchronisation at the end (the first bad point, the number of subproblems). Temporaries
-// live in SortScratch, kept with the points: a second set_points with no more points than the
-// first allocates nothing.
+// Pass 1 counts (sort_strategy.hpp, CountKind): either block-local counts in shared memory,
+// one per (bin, block), scanned into the sorted offset of every (bin, block) - no global
+// atomics - or warp-aggregated atomics on one global counter per bin (`__match_any_sync`: a
+// warp whose points share a bin does one atomic), then a CUB scan. Either gives each point its
+// rank. Pass 2 scatters (ScatterKind): a packed record per point then a coalesced unpack, the
+// permutation then a gather, or every array directly. The scatter recomputes each point's bin
+// from its coordinates with the same code as the count (cheaper than storing it).
+//
+// The first bad point is found by pass 1 (no extra pass); 32-bit ranks, offsets and
+// permutation below 2^31 points (index_width.hpp); one host synchronisation at the end (the
+// first bad point, the number of subproblems). Temporaries live in SortScratch, kept with the
+// points: a second set_points with no more points than the first allocates nothing.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,6 +24,7 @@
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_views.hpp"
+#include "cuda/sort_strategy.hpp"
 
 namespace nufftmp::detail {
 
@@ -27,14 +32,19 @@ class StageTimer;
 
 // The sort's temporaries (grow-only).
 struct SortScratch {
-  DeviceBuffer<unsigned char> rank;                // M ranks within bins
+  DeviceBuffer<unsigned char> rank;                // M ranks within bins (or within a
+                                                   // bin's part of a counting block)
   DeviceBuffer<unsigned char> bin_arrays;          // 4 x (nbins + 1) indices: counts, offsets,
                                                    // subproblem counts and offsets
+  DeviceBuffer<unsigned char> table;               // block counting: nbins x blocks + 1
+                                                   // counts, scanned in place into offsets
+  DeviceBuffer<unsigned char> records;             // packed scatter: M records
   DeviceBuffer<unsigned char> cub;                 // CUB scan workspace
   DeviceBuffer<unsigned long long> status;         // first bad point, first inconsistent
                                                    // point, number of subproblems
   std::size_t bytes() const {
-    return rank.bytes() + bin_arrays.bytes() + cub.bytes() + status.bytes();
+    return rank.bytes() + bin_arrays.bytes() + table.bytes() + records.bytes() + cub.bytes() +
+           status.bytes();
   }
 };
 
@@ -79,10 +89,9 @@ struct PointPrepRequest {
   int device;
   cudaStream_t stream;
   bool force_index64 = false;  // NUFFTMP_CUDA_INDEX64 (tests of the 64-bit path)
-  // true (default): the scatter writes only the permutation, then a second kernel gathers the
-  // coordinates in sorted order and writes i0/s coalesced - one scattered write per point
-  // instead of 2 dim + 1 (PERFORMANCE.md). NUFFTMP_CUDA_SCATTER=direct: the direct scatter.
-  bool gather = true;
+  // Pass 2 and pass 1 of the sort (sort_strategy.hpp; NUFFTMP_CUDA_SCATTER, NUFFTMP_CUDA_COUNT).
+  ScatterKind scatter = ScatterKind::Packed;
+  CountKind count = CountKind::Auto;
   StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
 };
 

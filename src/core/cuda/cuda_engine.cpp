@@ -27,6 +27,7 @@
 #include "cuda/heuristics.hpp"
 #include "cuda/index_width.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/sort_strategy.hpp"
 #include "cuda/stage_timer.hpp"
 #include "engine.hpp"
 
@@ -34,29 +35,9 @@ namespace nufftmp::detail {
 
 namespace {
 
-int resolve_device(int requested) {
-  int count = 0;
-  NUFFTMP_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (requested < 0) {
-    int cur = 0;
-    NUFFTMP_CUDA_TRY(cudaGetDevice(&cur));
-    return cur;
-  }
-  if (requested >= count)
-    throw Error(ErrorCode::InvalidArgument, "gpu_device = " + std::to_string(requested) +
-                                                " but only " + std::to_string(count) +
-                                                " CUDA device(s) are visible");
-  return requested;
-}
-
 // Plans made in this process (the stage timings number them: the first pays CUDA's one-time
 // costs).
 std::atomic<long> g_plans_made{0};
-
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
 
 template <typename T>
 class CudaEngine final : public Engine<T> {
@@ -70,7 +51,8 @@ class CudaEngine final : public Engine<T> {
         stream_(static_cast<cudaStream_t>(cfg.opts.cuda_stream)),
         stages_(stage_timing_enabled(cfg.opts.debug)),
         index64_(index64_forced_by_env()),
-        gather_(!env_is("NUFFTMP_CUDA_SCATTER", "direct")) {
+        scatter_(scatter_from_env(std::getenv("NUFFTMP_CUDA_SCATTER"), cfg.dim, sizeof(T))),
+        count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -96,18 +78,21 @@ class CudaEngine final : public Engine<T> {
     batch_ = std::min(want, cfg_.ntransf);
     tm.mark("choose");
 
-    fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
-                 "the fine grid");
-    tm.mark("fine grid");
-    make_deconv_factors();
-    tm.mark("deconv factors");
-    make_fft_plans(tm);
+    if (!cfg_.opts.spread_interp_only) {  // else the modes are the fine grid: no FFT
+      fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
+                   "the fine grid");
+      tm.mark("fine grid");
+      make_deconv_factors();
+      tm.mark("deconv factors");
+      make_fft_plans(tm);
+    }
     load_kernels(tm);
     tm.finish();
     if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
   }
 
-  // Stages: see bin_sort.hpp (alloc, locate, scan, scatter, subproblems, sync).
+  // Stages: see bin_sort.hpp (alloc, count or locate, scan, scatter, unpack or gather,
+  // subproblems, sync).
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
     const T* c[3] = {x, y, z};
     check_point_args(M, c);
@@ -215,16 +200,18 @@ class CudaEngine final : public Engine<T> {
     PointPrepRequest r{cfg_.dim, cfg_.kernel.w, grid_, ch.bins, ch.method != Method::GM,
                        ch.maxsub, device_, stream_};
     r.force_index64 = index64_;
-    r.gather = gather_;
+    r.scatter = scatter_;
+    r.count = count_;
     return r;
   }
 
   // One batch of nv vectors (nv = batch_ or the tail) through spread/FFT/deconvolve (type 1) or
-  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts.
+  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts. With
+  // spread_interp_only the modes fb are the fine grid: spread into it, or interpolate from it.
   void run_batch(const MethodChoice& ch, const SortedPoints<T>& pts, int nv, std::complex<T>* cb,
                  std::complex<T>* fb, StageTimer* tm = nullptr) {
-    const DeconvView<T> dv = deconv_view();
-    auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
+    const bool direct = cfg_.opts.spread_interp_only;
+    auto* fw = direct ? fb : reinterpret_cast<std::complex<T>*>(fw_.get());
     const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
     const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
     auto mark = [tm](const char* stage) {
@@ -239,15 +226,18 @@ class CudaEngine final : public Engine<T> {
         default: spread_gm<T>(a, coeffs_); break;
       }
       mark("spread");
+      if (direct) return;
       fft.execute(fw, cfg_.isign);
       mark("fft");
-      deconvolve_type1<T>(dv, fw, fb, nv, stream_);
+      deconvolve_type1<T>(deconv_view(), fw, fb, nv, stream_);
       mark("deconv");
     } else {
-      pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
-      mark("pad");
-      fft.execute(fw, cfg_.isign);
-      mark("fft");
+      if (!direct) {
+        pad_deconvolve_type2<T>(deconv_view(), fb, fw, nv, stream_);
+        mark("pad");
+        fft.execute(fw, cfg_.isign);
+        mark("fft");
+      }
       if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
       else interp_gm<T>(a, coeffs_);
       mark("interp");
@@ -452,8 +442,9 @@ class CudaEngine final : public Engine<T> {
     } else {
       interp_gm<T>(a, coeffs_);
     }
-    load_deconvolve_kernel<T>(cfg_.type);
     tm.mark("load kernels");
+    if (cfg_.opts.spread_interp_only) return;  // no deconvolution, no FFT
+    load_deconvolve_kernel<T>(cfg_.type);
     if (first_fft_of_shape()) {
       NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw_.get(), 0, fw_.bytes(), stream_));
       fft_.execute(fw_.get(), cfg_.isign);
@@ -501,7 +492,8 @@ class CudaEngine final : public Engine<T> {
   cudaStream_t stream_;
   bool stages_;   // stage timings on
   bool index64_;  // NUFFTMP_CUDA_INDEX64: 64-bit sort indices at any M (tests)
-  bool gather_;   // false with NUFFTMP_CUDA_SCATTER=direct (bin_sort.hpp)
+  ScatterKind scatter_;  // the sort's variants (sort_strategy.hpp): NUFFTMP_CUDA_SCATTER,
+  CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;
@@ -525,10 +517,14 @@ class CudaEngine final : public Engine<T> {
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+void require_cuda_device() {
   if (cuda_device_count_impl() == 0)
     throw Error(ErrorCode::NotAvailable, "backend = cuda requested, but no CUDA device is visible");
+}
+
+template <typename T>
+std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+  require_cuda_device();
   return std::make_unique<CudaEngine<T>>(cfg);
 }
 

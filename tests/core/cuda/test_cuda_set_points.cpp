@@ -1,8 +1,9 @@
 // set_points called again and again on one CUDA plan (M-TIP sets new points every generation):
 // growing and shrinking M, a bad point on the second call then a good call, clustered points
-// after uniform ones - each result against the direct sum - in the sort's variants (32-bit and
-// 64-bit indices, gather and direct scatter). And the promise of bin_sort.hpp: a second
-// set_points with no more points than the first allocates nothing.
+// after uniform ones - each result against the direct sum - in every variant of the sort
+// (sort_strategy.hpp): packed, gather and direct scatter, block and global counting, 32- and
+// 64-bit indices, and the default. And the promise of bin_sort.hpp: a second set_points with no
+// more points than the first allocates nothing.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -46,16 +47,22 @@ class ScopedEnv {
   std::string old_;
 };
 
-// A variant of the sort, selected by the engine's environment knobs.
+// A variant of the sort, selected by the engine's environment knobs (null: unset).
 struct Variant {
-  const char* name;
+  std::string name;
   const char* index64;  // NUFFTMP_CUDA_INDEX64
   const char* scatter;  // NUFFTMP_CUDA_SCATTER
+  const char* count;    // NUFFTMP_CUDA_COUNT ("block" runs block counting even on few points)
 };
-const Variant kVariants[] = {{"default", nullptr, nullptr},
-                             {"index64", "1", nullptr},
-                             {"direct", nullptr, "direct"},
-                             {"index64_direct", "1", "direct"}};
+std::vector<Variant> variants() {
+  std::vector<Variant> v = {{"default", nullptr, nullptr, nullptr}};
+  for (const char* scatter : {"packed", "gather", "direct"})
+    for (const char* count : {"block", "global"})
+      for (const char* index64 : {static_cast<const char*>(nullptr), "1"})
+        v.push_back({std::string(scatter) + "_" + count + (index64 ? "_index64" : ""), index64,
+                     scatter, count});
+  return v;
+}
 
 struct Shape {
   int type;
@@ -84,7 +91,7 @@ Options small_bins(Method m) {
 }
 
 std::string label(const Variant& v, const Shape& s) {
-  return std::string(v.name) + ", type " + std::to_string(s.type) + ", " +
+  return v.name + ", type " + std::to_string(s.type) + ", " +
          std::to_string(s.N.size()) + "D, " + method_name(s.method);
 }
 
@@ -107,6 +114,7 @@ struct Scenario {
   Scenario(const Variant& v, const Shape& s, const char* what)
       : env_index64("NUFFTMP_CUDA_INDEX64", v.index64),
         env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter),
+        env_count("NUFFTMP_CUDA_COUNT", v.count),
         name(label(v, s) + (sizeof(T) == 4 ? ", float" : ", double")),
         rng(make_rng(salt_of(std::string(what) + " " + name))),
         plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method)),
@@ -114,7 +122,7 @@ struct Scenario {
   void check(const Points<T>& pts, const std::string& when) {
     expect_accurate(plan, pts, rng, name + ", " + when);
   }
-  ScopedEnv env_index64, env_scatter;  // set before the plan reads them
+  ScopedEnv env_index64, env_scatter, env_count;  // set before the plan reads them
   std::string name;
   std::mt19937_64 rng;
   Plan<T> plan;
@@ -188,17 +196,22 @@ TEST_P(CudaSetPoints, ClusteredAfterUniform) {
   for (const Shape& s : shapes()) clustered_after_uniform<float>(GetParam(), s);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sort, CudaSetPoints, ::testing::ValuesIn(kVariants),
+INSTANTIATE_TEST_SUITE_P(Sort, CudaSetPoints, ::testing::ValuesIn(variants()),
                          [](const ::testing::TestParamInfo<Variant>& info) {
-                           return std::string(info.param.name);
+                           return info.param.name;
                          });
+
+class CudaSetPointsMemory : public ::testing::TestWithParam<Variant> {};
 
 // Device pointers, so that no host copy is involved: after a first set_points, more calls with
 // the same or fewer points make no allocation and keep the plan's memory; the result is still
 // the direct sum's; more points do allocate (the hook counts).
 template <typename T>
-void second_call_allocates_nothing(const Shape& s) {
-  auto rng = make_rng(salt_of("noalloc " + label(kVariants[0], s) + std::to_string(sizeof(T))));
+void second_call_allocates_nothing(const Variant& v, const Shape& s) {
+  ScopedEnv env_index64("NUFFTMP_CUDA_INDEX64", v.index64);
+  ScopedEnv env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter);
+  ScopedEnv env_count("NUFFTMP_CUDA_COUNT", v.count);
+  auto rng = make_rng(salt_of("noalloc " + label(v, s) + std::to_string(sizeof(T))));
   Plan<T> plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method));
   const int dim = static_cast<int>(s.N.size());
   const std::int64_t M = 6000, nm = plan.num_modes();
@@ -215,7 +228,7 @@ void second_call_allocates_nothing(const Shape& s) {
       ASSERT_EQ(cudaMemcpy(xyz[d], pts.xyz[d].data(), pts.M * sizeof(T), cudaMemcpyHostToDevice),
                 cudaSuccess);
   };
-  const std::string what = label(kVariants[0], s) + (sizeof(T) == 4 ? ", float" : ", double");
+  const std::string what = label(v, s) + (sizeof(T) == 4 ? ", float" : ", double");
 
   upload(uniform_points<T>(dim, M, rng));
   plan.set_points(M, xyz[0], xyz[1], xyz[2]);
@@ -261,12 +274,17 @@ void second_call_allocates_nothing(const Shape& s) {
   cudaFree(df);
 }
 
-TEST(CudaSetPointsMemory, SecondCallAllocatesNothing) {
+TEST_P(CudaSetPointsMemory, SecondCallAllocatesNothing) {
   for (const Shape& s : shapes()) {
-    second_call_allocates_nothing<float>(s);
-    second_call_allocates_nothing<double>(s);
+    second_call_allocates_nothing<float>(GetParam(), s);
+    second_call_allocates_nothing<double>(GetParam(), s);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Sort, CudaSetPointsMemory, ::testing::ValuesIn(variants()),
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace nufftmp::test
