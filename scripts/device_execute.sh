@@ -98,7 +98,7 @@ RUNS=(
 want build && device_build
 
 if want test; then
-  lim=$(( $(left) - 400 )); [ "$lim" -gt 130 ] && lim=130; [ "$lim" -lt 60 ] && lim=60
+  lim=$(( $(left) - 360 )); [ "$lim" -gt 120 ] && lim=120; [ "$lim" -lt 60 ] && lim=60
   device_gpu_tests "$lim"
   grep -E "^\[  FAILED  \]" "$OUT/ctest.log" | sort -u | head -20 | tee -a "$summary"
 fi
