@@ -13,3 +13,35 @@ want() { for s in "${steps[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 
 # NVLink multicast (NVLS) off: see ../shared/device.md.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 \
        PMIX_MCA_pcompress_base_silence_warning=1
+
+# One-call device scripts (device_setpts.sh, device_execute.sh): a time budget from now
+# (LIMIT_S, default $1 seconds), the summary file with its header (GPU, commit, date), and:
+#   left              seconds of the budget that remain
+#   step LINE...      the line to stdout and the summary
+#   device_build      the single-GPU library (MPI and HDF5 off), the bench and every test
+#   device_gpu_tests LIMIT   ctest -L gpu within LIMIT seconds
+device_session() {
+  LIMIT_S=${LIMIT_S:-$1}
+  T_START=$SECONDS
+  summary=$OUT/summary.txt
+  { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+      --format=csv,noheader 2>&1
+    echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
+         "$(date -u +%FT%TZ)"; } > "$summary"
+}
+left() { echo $((LIMIT_S - (SECONDS - T_START))); }
+step() { echo "$*" | tee -a "$summary"; }
+device_build() {
+  local t0=$SECONDS
+  { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DNUFFTMP_MPI=OFF -DNUFFTMP_HDF5=OFF \
+    && cmake --build "$BUILD" -j "$JOBS"; } > "$OUT/build.log" 2>&1
+  step "build rc=$? in $((SECONDS - t0)) s"
+  grep -E "error|FAILED" "$OUT/build.log" | head -10
+}
+device_gpu_tests() {
+  local t0=$SECONDS lim=$1
+  (cd "$BUILD" && timeout "$lim" ctest -L gpu --output-on-failure -j 2) > "$OUT/ctest.log" 2>&1
+  step "gpu tests rc=$? in $((SECONDS - t0)) s (limit $lim s)"
+  grep -E "Test +#|tests passed|tests failed" "$OUT/ctest.log" | tee -a "$summary"
+}

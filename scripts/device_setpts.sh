@@ -25,33 +25,15 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
-LIMIT_S=${LIMIT_S:-540}
-T_START=$SECONDS
-left() { echo $((LIMIT_S - (SECONDS - T_START))); }
-summary=$OUT/summary.txt
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
-    --format=csv,noheader 2>&1
-  echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
-       "$(date -u +%FT%TZ)"; } > "$summary"
-step() { echo "$*" | tee -a "$summary"; }
+device_session 540
 B="$BUILD/apps/nufftmp-bench"
 export NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
 
-if want build; then
-  t0=$SECONDS
-  { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DNUFFTMP_MPI=OFF -DNUFFTMP_HDF5=OFF \
-    && cmake --build "$BUILD" -j "${JOBS:-16}"; } > "$OUT/build.log" 2>&1
-  step "build rc=$? in $((SECONDS - t0)) s"
-  grep -E "error|FAILED" "$OUT/build.log" | head -10
-fi
+want build && device_build
 
 if want test; then
-  t0=$SECONDS
   lim=$(( $(left) - 380 )); [ "$lim" -gt 120 ] && lim=120; [ "$lim" -lt 60 ] && lim=60
-  (cd "$BUILD" && timeout "$lim" ctest -L gpu --output-on-failure -j 2) > "$OUT/ctest.log" 2>&1
-  step "gpu tests rc=$? in $((SECONDS - t0)) s (limit $lim s)"
-  grep -E "Test +#|tests passed|tests failed" "$OUT/ctest.log" | tee -a "$summary"
+  device_gpu_tests "$lim"
 fi
 
 if want sanitize; then

@@ -116,11 +116,15 @@ class CudaEngine final : public Engine<T> {
     check_execute_args(c, f);
     DeviceGuard guard(device_);
     if (tune_pending_) autotune_now(c, f);
+    // Stage timings of execute (NUFFTMP_CUDA_STAGES=1 or debug >= 2): zero/pad, spread or
+    // interp, fft, deconv per batch. Waits for the stream at the end, so timed runs leave it off.
+    StageTimer tm(stages_, stream_, "execute", ++execute_calls_);
     for (int v0 = 0; v0 < cfg_.ntransf; v0 += batch_) {
       const int nv = std::min(batch_, cfg_.ntransf - v0);
       run_batch(choice_, pts_, nv, c + std::int64_t(v0) * M,
-                f + std::int64_t(v0) * cfg_.num_modes());
+                f + std::int64_t(v0) * cfg_.num_modes(), &tm);
     }
+    tm.finish();
   }
 
   void set_points_host(std::int64_t M, const T* x, const T* y, const T* z) override {
@@ -205,28 +209,38 @@ class CudaEngine final : public Engine<T> {
   // pad/FFT/interpolate (type 2), with the configuration ch on the points pts. With
   // spread_interp_only the modes fb are the fine grid: spread into it, or interpolate from it.
   void run_batch(const MethodChoice& ch, const SortedPoints<T>& pts, int nv, std::complex<T>* cb,
-                 std::complex<T>* fb) {
+                 std::complex<T>* fb, StageTimer* tm = nullptr) {
     const bool direct = cfg_.opts.spread_interp_only;
     auto* fw = direct ? fb : reinterpret_cast<std::complex<T>*>(fw_.get());
     const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
     const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
+    auto mark = [tm](const char* stage) {
+      if (tm) tm->mark(stage);
+    };
     if (cfg_.type == 1) {
       NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw, 0, sizeof(std::complex<T>) * nv * grid_.total, stream_));
+      mark("zero");
       switch (ch.method) {
         case Method::SM: spread_sm<T>(a, coeffs_); break;
         case Method::Output: spread_output<T>(a, coeffs_); break;
         default: spread_gm<T>(a, coeffs_); break;
       }
+      mark("spread");
       if (direct) return;
       fft.execute(fw, cfg_.isign);
+      mark("fft");
       deconvolve_type1<T>(deconv_view(), fw, fb, nv, stream_);
+      mark("deconv");
     } else {
       if (!direct) {
         pad_deconvolve_type2<T>(deconv_view(), fb, fw, nv, stream_);
+        mark("pad");
         fft.execute(fw, cfg_.isign);
+        mark("fft");
       }
       if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
       else interp_gm<T>(a, coeffs_);
+      mark("interp");
     }
   }
 
@@ -351,6 +365,8 @@ class CudaEngine final : public Engine<T> {
     a.num_subs = pts.num_subproblems;
     a.points_per_batch = ch.np;
     a.threads = ch.threads;
+    a.maxsub = ch.maxsub;
+    a.variant = ch.variant;
     a.nvec = nv;
     a.c = c;
     a.fw = fw;
@@ -479,6 +495,7 @@ class CudaEngine final : public Engine<T> {
   ScatterKind scatter_;  // the sort's variants (sort_strategy.hpp): NUFFTMP_CUDA_SCATTER,
   CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
   long set_points_calls_ = 0;
+  long execute_calls_ = 0;
   DeviceProps props_;
   MethodChoice choice_;
   KernelCoeffs<T> coeffs_{};

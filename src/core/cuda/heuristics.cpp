@@ -11,6 +11,8 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/spread_output_rows.hpp"
+#include "cuda/sweep_layout.hpp"
 #include "nufftmp/plan.hpp"
 
 namespace nufftmp::detail {
@@ -100,10 +102,38 @@ void env_bins(int dim, int* bs) {
       if (b[d] > 0) bs[d] = b[d];
 }
 
+// Variants a (type, method, dim, precision) has, and the one it runs unless told otherwise
+// (the measured winners: PERFORMANCE.md).
+KernelVariant default_variant(int type, Method m, int dim, std::size_t tsize) {
+  if (type == 1 && m == Method::Output) return (dim == 3 && tsize == 8) ? KernelVariant::Rows
+                                                                        : KernelVariant::Tile;
+  if (type == 2 && m == Method::SM)
+    return tsize == 8 ? KernelVariant::Group : KernelVariant::Thread;
+  return KernelVariant::Auto;
+}
+
+// NUFFTMP_CUDA_VARIANT=name[,name...]: the first name that is a kernel of this plan's method
+// (so one setting can name a type 1 and a type 2 variant); unknown names are ignored.
+KernelVariant requested_variant(int type, Method m, int dim, std::size_t tsize) {
+  const char* v = std::getenv("NUFFTMP_CUDA_VARIANT");
+  if (!v || !*v) return KernelVariant::Auto;
+  const std::string list(v);
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string name = list.substr(at, end - at);
+    for (KernelVariant k : {KernelVariant::Tile, KernelVariant::Rows, KernelVariant::Sweep,
+                            KernelVariant::Thread, KernelVariant::Group, KernelVariant::Dealt})
+      if (name == variant_name(k) && variant_fits(k, type, m, dim, tsize)) return k;
+    at = end + 1;
+  }
+  return KernelVariant::Auto;
+}
+
 // Starting bin sizes. GM-sort only sorts with them (long x-runs keep neighbouring threads on
 // neighbouring cache lines); the tiled methods aim at tiles of a few tens of KB so several
 // blocks share an SM (filling shared memory costs occupancy: benchmarks.md).
-void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
+void default_bins(Method m, KernelVariant v, int type, int dim, int w, int* bs) {
   bs[0] = bs[1] = bs[2] = 1;
   if (m == Method::GM || m == Method::GMSort) {
     if (dim == 1) bs[0] = 1024;
@@ -111,21 +141,42 @@ void default_bins(Method m, int dim, int w, std::size_t tsize, int* bs) {
     if (dim == 3) { bs[0] = bs[1] = 16; bs[2] = 2; }
     return;
   }
+  if (v == KernelVariant::Sweep) {
+    // Eight 32-column strips: the bin is the tile row less its halo. Type 1 adds each tile cell
+    // to the fine grid once per subproblem, so its bins are tall: 14 rows, ~3500 points at
+    // density 1, one subproblem of kSweepDefaultSub1 (4096) even for Poisson counts. Type 2
+    // only reads the grid, and keeps two partial sums per point (2 x maxsub complex values) in
+    // shared memory: 3 rows, ~750 points, one subproblem of kSweepDefaultSub2 (1024).
+    bs[0] = kSweepMaxStrips * kSweepStripCols - 2 * ((w + 1) / 2);
+    if (dim == 2) bs[1] = type == 1 ? 14 : 3;
+    return;
+  }
   if (dim == 1) bs[0] = 1024;
   if (dim == 2) bs[0] = bs[1] = 32;
+  if (dim == 2 && v == KernelVariant::Rows) {  // a thread per tile row: 256 rows, 4 + halo wide
+    bs[0] = kRowsBinX;
+    bs[1] = 256 - 2 * ((w + 1) / 2);
+  }
   // Double output-driven spreading in 3D runs the register-row kernel, built for 4-wide bins
   // (spread_output_rows.cu). P5 on the H200: 4x4x8 bins 2.67 ms, 4^3 3.13, 4x8x8 3.90 (its 324
   // rows need two passes of a 256-thread block). SM and the SM interpolator keep 8^3 (P5 SM:
   // 80 ms with 4^3, 21 ms with 8^3; P6 SM with lane groups: 8^3 2.47 ms, 8x8x4 2.56, 4^3 3.12).
-  (void)w;
   if (dim == 3) {
     bs[0] = bs[1] = bs[2] = 8;
-    if (m == Method::Output && tsize == 8) bs[0] = bs[1] = 4;
+    if (v == KernelVariant::Rows) bs[0] = bs[1] = 4;
   }
 }
 
 template <typename T>
-std::size_t tile_bytes(Method m, int dim, int w, const BinView& b, int np) {
+std::size_t tile_bytes(int type, Method m, KernelVariant v, int dim, int w, const BinView& b,
+                       int np, int maxsub, int threads) {
+  switch (v) {
+    case KernelVariant::Rows: return spread_rows_shared_bytes(dim, w, b, np);
+    case KernelVariant::Sweep: return sweep_launch(type, dim, w, sizeof(T), b, maxsub).shared_bytes;
+    case KernelVariant::Dealt:
+      return deal_layout(dim, sizeof(T), make_tile(dim, w, b), threads).total;
+    default: break;
+  }
   if (m == Method::Output) return spread_output_shared_bytes<T>(dim, w, b, np);
   return sm_tile_shared_bytes<T>(dim, w, b);
 }
@@ -154,15 +205,39 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
     else m = (sizeof(T) == 8 && dim == 2) ? Method::GMSort : Method::SM;
   }
   ch.method = m;
+  const KernelVariant wanted = requested_variant(cfg.type, m, dim, sizeof(T));
+  KernelVariant v = wanted != KernelVariant::Auto ? wanted
+                                                  : default_variant(cfg.type, m, dim, sizeof(T));
   int bs[3];
-  default_bins(m, dim, w, sizeof(T), bs);
-  env_bins(dim, bs);
-  for (int d = 0; d < dim; ++d)
-    if (o.binsize[d] > 0) bs[d] = o.binsize[d];
-  ch.bins = make_bins(dim, cfg.nf, bs);
+  auto bins_for = [&](KernelVariant var) {
+    default_bins(m, var, cfg.type, dim, w, bs);
+    env_bins(dim, bs);
+    for (int d = 0; d < dim; ++d)
+      if (o.binsize[d] > 0) bs[d] = o.binsize[d];
+    return make_bins(dim, cfg.nf, bs);
+  };
+  ch.bins = bins_for(v);
   if (m == Method::GM || m == Method::GMSort) return ch;
 
-  ch.maxsub = o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", 1024);
+  const int sweep_sub = cfg.type == 1 ? (dim == 1 ? kSweepMaxSub : kSweepDefaultSub1)
+                                      : kSweepDefaultSub2;
+  // 2D register rows: bins of ~1000 points at density 1 in one subproblem (each adds its whole
+  // tile to the fine grid); the points are staged np at a time, so size costs no memory.
+  auto maxsub_for = [&](KernelVariant var) {
+    const int fallback = var == KernelVariant::Sweep                ? sweep_sub
+                         : (var == KernelVariant::Rows && dim == 2) ? 4096
+                                                                    : 1024;
+    return o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", fallback);
+  };
+  // Variants with conditions on the bins: the register rows need 4-wide bins, the sweep at most
+  // eight strips and 16-bit sort indices. Otherwise the method's other kernel runs.
+  if (v == KernelVariant::Rows && ch.bins.size[0] != kRowsBinX) v = KernelVariant::Tile;
+  if (v == KernelVariant::Sweep && !sweep_applies(dim, w, ch.bins, maxsub_for(v))) {
+    v = cfg.type == 1 ? KernelVariant::Tile : default_variant(2, m, dim, sizeof(T));
+    ch.bins = bins_for(v);
+  }
+  ch.variant = v;
+  ch.maxsub = maxsub_for(v);
   ch.np = o.points_per_block > 0
               ? o.points_per_block
               : env_int("NUFFTMP_CUDA_NP", dim == 3 ? (sizeof(T) == 8 ? 32 : 64)
@@ -171,10 +246,12 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   // with a full-warp mask, so a partial last warp would be undefined.
   const int threads = std::min(256, std::max(32, env_int("NUFFTMP_CUDA_THREADS", 256)));
   ch.threads = (threads + 31) / 32 * 32;
-  const Method tiled = (cfg.type == 2) ? Method::SM : m;
   // Shrink the largest bin side until the tile fits the opt-in shared memory.
   for (;;) {
-    ch.shared_bytes = tile_bytes<T>(tiled, dim, w, ch.bins, ch.np);
+    if (v == KernelVariant::Sweep)
+      ch.threads = sweep_launch(cfg.type, dim, w, sizeof(T), ch.bins, ch.maxsub).threads;
+    ch.shared_bytes =
+        tile_bytes<T>(cfg.type, m, v, dim, w, ch.bins, ch.np, ch.maxsub, ch.threads);
     if (ch.shared_bytes <= props.smem_optin) return ch;
     int big = 0;
     for (int d = 1; d < dim; ++d)
@@ -185,10 +262,13 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
     bs[2] = ch.bins.size[2];
     bs[big] = bs[big] / 2;
     ch.bins = make_bins(dim, cfg.nf, bs);
+    // Halving x breaks the register rows' 4-wide bins: the shared tile then.
+    if (v == KernelVariant::Rows && ch.bins.size[0] != kRowsBinX)
+      v = ch.variant = KernelVariant::Tile;
   }
   MethodChoice fb;
   fb.method = Method::GMSort;
-  default_bins(Method::GMSort, dim, w, sizeof(T), bs);
+  default_bins(Method::GMSort, KernelVariant::Auto, cfg.type, dim, w, bs);
   fb.bins = make_bins(dim, cfg.nf, bs);
   fb.note = std::string("method ") + (m == Method::SM ? "sm" : "output") + " needs " +
             std::to_string(ch.shared_bytes) + " B of shared memory per block (device allows " +
@@ -196,8 +276,35 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   return fb;
 }
 
+const char* variant_name(KernelVariant v) {
+  switch (v) {
+    case KernelVariant::Tile: return "tile";
+    case KernelVariant::Rows: return "rows";
+    case KernelVariant::Sweep: return "sweep";
+    case KernelVariant::Thread: return "thread";
+    case KernelVariant::Group: return "group";
+    case KernelVariant::Dealt: return "dealt";
+    default: return "auto";
+  }
+}
+
+bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsize) {
+  switch (v) {
+    case KernelVariant::Tile: return type == 1 && m == Method::Output;
+    case KernelVariant::Rows: return type == 1 && m == Method::Output && dim >= 2 && tsize == 8;
+    case KernelVariant::Sweep:
+      return dim <= 2 && ((type == 1 && m == Method::Output) || (type == 2 && m == Method::SM));
+    case KernelVariant::Thread:
+    case KernelVariant::Group:
+    case KernelVariant::Dealt: return type == 2 && m == Method::SM;
+    default: return false;
+  }
+}
+
 std::string describe_choice(const MethodChoice& ch, int dim) {
-  std::string s = std::string("method ") + method_name(ch.method) + ", bins";
+  std::string s = std::string("method ") + method_name(ch.method);
+  if (ch.variant != KernelVariant::Auto) s += std::string(" (") + variant_name(ch.variant) + ")";
+  s += ", bins";
   for (int d = 0; d < dim; ++d) s += (d ? "x" : " ") + std::to_string(ch.bins.size[d]);
   s += ", maxsub " + std::to_string(ch.maxsub) + ", np " + std::to_string(ch.np) + ", shared " +
        std::to_string(ch.shared_bytes) + " B";

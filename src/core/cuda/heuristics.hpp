@@ -9,6 +9,7 @@
 
 #include "common/plan_config.hpp"
 #include "cuda/device_views.hpp"
+#include "cuda/kernel_variant.hpp"
 #include "nufftmp/options.hpp"
 
 namespace nufftmp::detail {
@@ -32,6 +33,8 @@ struct MethodChoice {
   int maxsub = 0;      // SM / Output subproblem size (0 = no subproblems)
   int np = 0;          // Output: points staged per round
   int threads = 256;
+  // The kernel of a tiled method that has several (launch.hpp); Auto for the others.
+  KernelVariant variant = KernelVariant::Auto;
   std::size_t shared_bytes = 0;
   std::string note;    // why a fallback happened (empty otherwise)
 };
@@ -46,8 +49,13 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props);
 template <typename T>
 MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, const Options& o);
 
-// One line for debug output: method, bins, maxsub, np, shared memory.
+// One line for debug output: method, variant, bins, maxsub, np, shared memory.
 std::string describe_choice(const MethodChoice& ch, int dim);
+
+// "tile", "rows", "sweep", "thread", "group", "dealt" ("auto" for Auto).
+const char* variant_name(KernelVariant v);
+// Whether a variant is a kernel of (type, method, dim, precision) at all (bins aside).
+bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsize);
 
 // The bin layout for given sizes (sizes clamped to the fine grid).
 BinView make_bins(int dim, const std::array<std::int64_t, 3>& nf, const int size[3]);

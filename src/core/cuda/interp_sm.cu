@@ -1,11 +1,12 @@
 // Type 2 interpolation, SM: one block per subproblem stages the bin's tile in shared memory
-// first, then gathers the stencils from it. Two gathers, chosen by precision from H200
-// measurements (docs/performance.md, 2026-11-29): for double, lane groups (lane_group.cuh: W
-// lanes per point, one per stencil column; P6 2.47 ms against 3.33 ms) - a double stencil row
-// is twice the bytes and w is larger, so contiguous row segments pay; for float, one thread
-// per point (P2 3.52 against 3.92 ms, P4 1.46 against 2.39 ms with groups: at w = 6 the
-// group's shuffles and per-lane kernel evaluation cost more than the bank conflicts they save).
-// Both read an interleaved tile (one 8- or 16-byte load per cell, not one per plane).
+// first, then gathers the stencils from it. Two gathers here, chosen by the heuristics from
+// H200 measurements (PERFORMANCE.md, 2026-11-29): lane groups (lane_group.cuh: W lanes per
+// point, one per stencil column; double P6 2.47 ms against 3.33 ms) - a double stencil row is
+// twice the bytes and w is larger, so contiguous row segments pay; one thread per point for
+// float (P2 3.52 against 3.92 ms, P4 1.46 against 2.39 ms with groups: at w = 6 the group's
+// shuffles and per-lane kernel evaluation cost more than the bank conflicts they save). Both
+// read an interleaved tile (one 8- or 16-byte load per cell, not one per plane). Two more
+// variants have files of their own: interp_dealt.cu, interp_sweep.cu.
 #include "cuda/lane_group.cuh"
 #include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
@@ -79,12 +80,17 @@ __global__ void __launch_bounds__(256) interp_sm_thread_kernel(PointsView<T> pts
 
 }  // namespace
 
+// The variant (heuristics.cpp) picks the gather: Thread, Group, or the kernels of
+// interp_dealt.cu and interp_sweep.cu.
 template <typename T>
 void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+  if (a.variant == KernelVariant::Dealt) return interp_dealt(a, k);
+  if (a.variant == KernelVariant::Sweep) return interp_sweep(a, k);
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
+  const bool groups = a.variant == KernelVariant::Group;
   dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    if constexpr (sizeof(T) == sizeof(double))
+    if (groups)
       launch_per_subproblem(interp_sm_group_kernel<T, W.value, D.value>, "interp_sm_group_kernel",
                             a, k, shmem, as_const_cplx(a.fw), as_cplx(a.c));
     else

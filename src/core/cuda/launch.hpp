@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "cuda/device_views.hpp"
+#include "cuda/kernel_variant.hpp"
 
 namespace nufftmp::detail {
 
@@ -23,6 +24,8 @@ struct SpreadLaunch {
   std::int64_t num_subs;
   int points_per_batch;        // Output: points staged per round
   int threads;                 // threads per block (0 = default)
+  int maxsub;                  // subproblem size bound (sizes the kernels' sort arrays)
+  KernelVariant variant;       // resolved by the heuristics (never Auto here)
   int nvec;                    // vectors in this batch
   std::complex<T>* c;          // nvec * M, user order
   std::complex<T>* fw;         // nvec * grid.total
@@ -36,9 +39,14 @@ struct SpreadLaunch {
 template <typename T> void spread_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
+// Output-driven by sweeping strips (1D/2D; spread_sweep.cu): spread_output's Sweep variant.
+template <typename T> void spread_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 // Type 2 (fw -> c, c overwritten).
 template <typename T> void interp_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
+// interp_sm's Sweep (1D/2D; interp_sweep.cu) and Dealt (interp_dealt.cu) variants.
+template <typename T> void interp_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
+template <typename T> void interp_dealt(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 
 // Shared memory (bytes) each block of the tiled methods needs. SM spreading and SM
 // interpolation hold the same tile: a real and an imaginary plane in precision T.

@@ -128,20 +128,22 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
 
 }  // namespace
 
-// Double in 3D with 4-wide bins goes to the register-row kernel (spread_output_rows.cu).
+// The Tile variant; Rows: spread_rows_shared_bytes, Sweep: sweep_launch.
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
-  if (rows_spreader_applies(dim, sizeof(T), bins)) return spread_rows_shared_bytes(w, bins, np);
   return sm_tile_shared_bytes<T>(dim, w, bins) +
          std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
                             std::size_t(dim) * sizeof(int));
 }
 
+// The variant (heuristics.cpp) picks the kernel: Tile here, Rows (spread_output_rows.cu) or
+// Sweep (spread_sweep.cu).
 template <typename T>
 void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+  if (a.variant == KernelVariant::Sweep) return spread_sweep(a, k);
   if (a.pts.M == 0 || a.num_subs == 0) return;
   if constexpr (sizeof(T) == sizeof(double)) {
-    if (rows_spreader_applies(a.dim, sizeof(T), a.bins)) return spread_rows(a, k);
+    if (a.variant == KernelVariant::Rows) return spread_rows(a, k);
   }
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);

@@ -1,13 +1,14 @@
-// Output-driven spreading for double precision in 3D, without atomics in shared memory: each
-// thread owns one x-row of the bin's tile and keeps it in registers; the block walks the
+// Output-driven spreading for double precision in 2D and 3D, without atomics in shared memory:
+// each thread owns one x-row of the bin's tile and keeps it in registers; the block walks the
 // subproblem's points (staged np at a time) and every thread adds each point's contribution to
-// its own row when the point's y/z stencil covers the row. Hopper has no shared-memory atomic
+// its own row when the point's y (and z) stencil covers the row. Hopper has no shared-memory atomic
 // add for 64-bit values (double and 64-bit integer adds both compile to a compare-and-swap
 // loop, ATOMS.CAST.SPIN.64: seen in the SASS), which made the shared-atomic tile of
 // spread_output.cu cost 8.4 ms on P5. Here a point costs, per covered row, RX fused
 // multiply-adds per plane (RX = bin + halo: the x kernel values are staged zero-padded to the
 // row, so the loop has no bounds), all on registers; only the flush uses (global) atomics.
-// Bins are 4 cells wide in x so a row (4 + 2 ceil(w/2) <= 20 complex cells) fits registers.
+// Bins are 4 cells wide in x so a row (4 + 2 ceil(w/2) <= 20 complex cells) fits registers; in
+// 2D they are tall (up to 256 rows: one thread each) so a subproblem holds enough points.
 #include "cuda/launch_common.cuh"
 #include "cuda/spread_output_rows.hpp"
 #include "cuda/tile_common.cuh"
@@ -22,23 +23,24 @@ constexpr int row_len() {
   return kRowsBinX + 2 * ((W + 1) / 2);
 }
 
-template <int W>
+template <int W, int D>
 __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts, GridView grid,
                                                           BinView bins, TileView tile,
                                                           KernelCoeffs<double> kc,
                                                           const Subproblem* subs, int np,
                                                           const double2* c, double2* fw) {
   constexpr int RX = row_len<W>();
+  constexpr int NR = D - 1;  // row axes: y (and z)
   extern __shared__ unsigned char smem_raw[];
   double* re = reinterpret_cast<double*>(smem_raw);  // the tile, written once at the end
   double* im = re + tile.cells;
   double* kx = im + tile.cells;                      // [np][RX]: x values placed in the row
-  double* kyz = kx + std::int64_t(np) * RX;          // [np][2][W]
-  double2* cv = reinterpret_cast<double2*>(kyz + std::int64_t(np) * 2 * W);  // [np]
-  int* oyz = reinterpret_cast<int*>(cv + np);        // [np][2]: tile row of the stencil's start
+  double* kyz = kx + std::int64_t(np) * RX;          // [np][NR][W]
+  double2* cv = reinterpret_cast<double2*>(kyz + std::int64_t(np) * NR * W);  // [np]
+  int* oyz = reinterpret_cast<int*>(cv + np);        // [np][NR]: tile row of the stencil's start
   select_vector(c, pts.M, fw, grid.total);
   int origin[3];
-  const Subproblem sub = block_subproblem<3>(subs, bins, tile, origin);
+  const Subproblem sub = block_subproblem<D>(subs, bins, tile, origin);
   const int wy = tile.width[1];
   const int rows = wy * tile.width[2];
   for (int row0 = 0; row0 < rows; row0 += blockDim.x) {
@@ -51,8 +53,8 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
     for (int first = 0; first < sub.count; first += np) {
       const int n = min(np, sub.count - first);
       __syncthreads();  // the previous round's staging is consumed
-      for (int task = threadIdx.x; task < n * 3; task += blockDim.x) {
-        const int p = task / 3, d = task - 3 * p;
+      for (int task = threadIdx.x; task < n * D; task += blockDim.x) {
+        const int p = task / D, d = task - D * p;
         const std::int64_t i = sub.start + first + p;
         double k[W];
         eval_kernel<W>(kc, pts.s[d][i], k);
@@ -68,16 +70,18 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
           cv[p] = c[user_index(pts, i)];
         } else {
 #pragma unroll
-          for (int t = 0; t < W; ++t) kyz[(2 * p + d - 1) * W + t] = k[t];
-          oyz[2 * p + d - 1] = off;
+          for (int t = 0; t < W; ++t) kyz[(NR * p + d - 1) * W + t] = k[t];
+          oyz[NR * p + d - 1] = off;
         }
       }
       __syncthreads();
       if (!mine) continue;
       for (int p = 0; p < n; ++p) {
-        const int dy = ty - oyz[2 * p], dz = tz - oyz[2 * p + 1];
+        const int dy = ty - oyz[NR * p];
+        const int dz = D == 3 ? tz - oyz[NR * p + NR - 1] : 0;
         if (unsigned(dy) >= unsigned(W) || unsigned(dz) >= unsigned(W)) continue;
-        const double wgt = kyz[2 * p * W + dy] * kyz[(2 * p + 1) * W + dz];
+        double wgt = kyz[NR * p * W + dy];
+        if constexpr (D == 3) wgt *= kyz[(NR * p + 1) * W + dz];
         const double2 cp = cv[p];
         const double cr = cp.x * wgt, ci = cp.y * wgt;
         const double2* kp = reinterpret_cast<const double2*>(kx + p * RX);
@@ -101,7 +105,7 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
     }
   }
   __syncthreads();
-  tile_flush<double, 3>(re, im, tile, origin, grid, fw);
+  tile_flush<double, D>(re, im, tile, origin, grid, fw);
 }
 
 }  // namespace
@@ -109,30 +113,29 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
 // Every width a double plan reaches has its register row.
 static_assert(row_len<kMaxWidth>() <= kRowsMaxLen, "register row longer than kRowsMaxLen");
 
-bool rows_spreader_applies(int dim, std::size_t tsize, const BinView& bins) {
-  return tsize == sizeof(double) && dim == 3 && bins.size[0] == kRowsBinX;
-}
-
-std::size_t spread_rows_shared_bytes(int w, const BinView& bins, int np) {
-  const int rx = make_tile(3, w, bins).width[0];  // the row: bin plus halo
-  return sm_tile_shared_bytes<double>(3, w, bins) +
-         std::size_t(np) * (std::size_t(rx + 2 * w) * sizeof(double) + sizeof(double2) +
-                            2 * sizeof(int));
+std::size_t spread_rows_shared_bytes(int dim, int w, const BinView& bins, int np) {
+  const int rx = make_tile(dim, w, bins).width[0];  // the row: bin plus halo
+  return sm_tile_shared_bytes<double>(dim, w, bins) +
+         std::size_t(np) * (std::size_t(rx + (dim - 1) * w) * sizeof(double) + sizeof(double2) +
+                            (dim - 1) * sizeof(int));
 }
 
 void spread_rows(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 32;
-  // One thread per tile row when they fit a block (w = 10, 4 x 4 x 8 bins: 14 x 18 = 252 rows,
-  // 8 warps); more rows take several passes over the points.
-  const TileView tile = make_tile(3, a.w, a.bins);
+  // One thread per tile row when they fit a block (3D, w = 10, 4 x 4 x 8 bins: 14 x 18 = 252
+  // rows, 8 warps); more rows take several passes over the points.
+  const TileView tile = make_tile(a.dim, a.w, a.bins);
   SpreadLaunch<double> l = a;
   const int rows = tile.width[1] * tile.width[2];
   l.threads = rows < 256 ? (rows + 31) / 32 * 32 : 256;
-  const std::size_t shmem = spread_rows_shared_bytes(a.w, a.bins, np);
-  dispatch_width_dim<double>(a.w, 3, [&](auto W, auto) {
-    launch_per_subproblem(spread_rows_kernel<W.value>, "spread_rows_kernel", l, k, shmem, np,
-                          as_const_cplx(a.c), as_cplx(a.fw));
+  const std::size_t shmem = spread_rows_shared_bytes(a.dim, a.w, a.bins, np);
+  dispatch_width_dim<double>(a.w, a.dim, [&](auto W, auto D) {
+    if constexpr (D.value >= 2)
+      launch_per_subproblem(spread_rows_kernel<W.value, D.value>, "spread_rows_kernel", l, k,
+                            shmem, np, as_const_cplx(a.c), as_cplx(a.fw));
+    else
+      throw Error(ErrorCode::Internal, "the register-row spreader is built for 2D and 3D only");
   });
 }
 

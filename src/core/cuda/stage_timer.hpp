@@ -1,4 +1,4 @@
-// Where plan and set_points time goes, stage by stage: a CUDA event and a host clock reading at
+// Where plan, set_points and execute time goes, stage by stage: a CUDA event and a host clock reading at
 // each stage boundary, printed as one line to stderr at the end. On with Options::debug >= 2 or
 // NUFFTMP_CUDA_STAGES=1; off, every call returns at once (no events, no clock reads).
 // The line: "nufftmp stages <call> #<n>: <stage> <host ms>/<gpu ms>, ..., total <host>/<gpu>
@@ -18,7 +18,7 @@ bool stage_timing_enabled(int debug) noexcept;
 
 class StageTimer {
  public:
-  // call: "plan" or "set_points"; n: which call of this kind on the engine.
+  // call: "plan", "set_points" or "execute"; n: which call of this kind on the engine.
   StageTimer(bool enabled, cudaStream_t stream, const char* call, long n);
   ~StageTimer();
   StageTimer(const StageTimer&) = delete;

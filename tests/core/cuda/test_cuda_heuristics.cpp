@@ -88,6 +88,57 @@ TEST(CudaHeuristics, ThreadsAreWholeWarps) {
   EXPECT_EQ(choose<float>(1, {64, 64}, 1e-5).threads, 256);
 }
 
+// Each tiled method runs its measured default kernel; NUFFTMP_CUDA_VARIANT names others (the
+// first name that is a kernel of the plan's method), and a variant the bins do not allow falls
+// back to the method's other kernel.
+TEST(CudaHeuristics, KernelVariants) {
+  EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9).variant, KernelVariant::Rows);
+  EXPECT_EQ(choose<float>(1, {128, 128, 128}, 1e-5).variant, KernelVariant::Tile);
+  EXPECT_EQ(choose<float>(2, {128, 128, 128}, 1e-5).variant, KernelVariant::Thread);
+  EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).variant, KernelVariant::Group);
+  EXPECT_EQ(choose<float>(1, {100000}, 1e-5).variant, KernelVariant::Auto);  // type 1 SM
+  EXPECT_EQ(choose<double>(2, {1024, 1024}, 1e-9).variant, KernelVariant::Auto);  // GM-sort
+
+  ::setenv("NUFFTMP_CUDA_VARIANT", "dealt,sweep", 1);
+  const auto s1 = choose<double>(1, {1024, 1024}, 1e-6);  // w = 7: halo 4 per side
+  EXPECT_EQ(s1.method, Method::Output);
+  EXPECT_EQ(s1.variant, KernelVariant::Sweep);
+  EXPECT_EQ(s1.bins.size[0], 256 - 8);  // eight 32-column strips
+  EXPECT_EQ(s1.bins.size[1], 14);
+  EXPECT_EQ(s1.threads, 256);
+  EXPECT_EQ(s1.maxsub, 4096);
+  Options sm;
+  sm.method = Method::SM;
+  const auto s2 = choose<float>(2, {1024, 1024}, 1e-5, sm);
+  EXPECT_EQ(s2.variant, KernelVariant::Dealt);
+  EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9).variant, KernelVariant::Rows);  // no 3D sweep
+
+  ::setenv("NUFFTMP_CUDA_VARIANT", "rows", 1);  // 2D register rows: a thread per tile row
+  const auto r2 = choose<double>(1, {1024, 1024}, 1e-12);  // w = 13: halo 7 per side
+  EXPECT_EQ(r2.variant, KernelVariant::Rows);
+  EXPECT_EQ(r2.bins.size[0], 4);
+  EXPECT_EQ(r2.bins.size[1], 256 - 14);
+  EXPECT_EQ(r2.maxsub, 4096);
+  EXPECT_EQ(choose<float>(1, {1024, 1024}, 1e-5).variant, KernelVariant::Tile);  // double only
+
+  ::setenv("NUFFTMP_CUDA_VARIANT", "sweep", 1);
+  const auto s3 = choose<float>(2, {1024, 1024}, 1e-5, sm);
+  EXPECT_EQ(s3.variant, KernelVariant::Sweep);
+  EXPECT_EQ(s3.bins.size[1], 3);
+  EXPECT_EQ(s3.maxsub, 1024);
+  Options wide;
+  wide.binsize[0] = 300;  // 300 + 6 columns: ten strips, more than a block's eight warps
+  wide.binsize[1] = 8;
+  const auto s4 = choose<float>(1, {1024, 1024}, 1e-5, wide);
+  EXPECT_EQ(s4.variant, KernelVariant::Tile);
+  EXPECT_EQ(s4.bins.size[0], 300);
+  ::unsetenv("NUFFTMP_CUDA_VARIANT");
+
+  Options cubes;
+  cubes.binsize[0] = cubes.binsize[1] = cubes.binsize[2] = 8;  // register rows need x = 4
+  EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9, cubes).variant, KernelVariant::Tile);
+}
+
 // A device with almost no shared memory: the tiled methods fall back to GM-sort and say why.
 TEST(CudaHeuristics, FallsBackWhenTileCannotFit) {
   DeviceProps tiny = h200_like();
