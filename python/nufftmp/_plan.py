@@ -151,6 +151,30 @@ def checked_points(dim, given, real_dtype, stacklevel=4, names=_NAMES):
     return kind, coords, M
 
 
+_NONES = {0: (), 1: (None,), 2: (None, None)}
+
+
+def plain_vectors(dim, a, b, c, real_dtype):
+    """(a, b, c)[:dim] when they are what the C++ plan reads as it is (numpy vectors of one
+    length, of real_dtype, C-contiguous) and the rest None; else None (the general checks
+    then copy, or say what is wrong)."""
+    if (type(a) is not np.ndarray or a.dtype != real_dtype or a.ndim != 1
+            or not a.flags.c_contiguous):
+        return None
+    if dim == 1:
+        return (a,) if b is None and c is None else None
+    n = a.shape
+    if (type(b) is not np.ndarray or b.dtype != real_dtype or b.shape != n
+            or not b.flags.c_contiguous):
+        return None
+    if dim == 2:
+        return (a, b) if c is None else None
+    if (type(c) is not np.ndarray or c.dtype != real_dtype or c.shape != n
+            or not c.flags.c_contiguous):
+        return None
+    return (a, b, c)
+
+
 def check_device(ad, named_arrays, device):
     """Device arrays must be on the plan's device."""
     if ad.on_device:
@@ -360,10 +384,21 @@ class Plan(PlanInfo):
         """Set the nonuniform points: x (and y, z in 2D, 3D), float arrays of length M, of the
         plan's real dtype; for type 3 also the targets s (and t, u), of length N, in the same
         kind of memory. The arrays are not copied (non-contiguous ones are, with a warning)."""
+        # The per-call path of host points (engine made, numpy vectors as the C++ plan reads
+        # them): a few attribute checks; anything else takes the general path below.
+        if self._inner is not None and type(x) is np.ndarray:
+            src = plain_vectors(self._dim, x, y, z, self._real_dtype)
+            if src is not None:
+                if self._type != 3:
+                    if s is None and t is None and u is None:
+                        return self._set_host(src, (), x.shape[0], 0)
+                else:
+                    tgt = plain_vectors(self._dim, s, t, u, self._real_dtype)
+                    if tgt is not None:
+                        return self._set_host(src, tgt, x.shape[0], s.shape[0])
         if x is None:
             raise ValueError("Argument `x` is required")
         self._follow_points_precision(x)
-        pad = 3 - self._dim
         ad0, coords, M = checked_points(self._dim, (x, y, z), self._real_dtype)
         targets, N = [], 0
         if self._type == 3:
@@ -375,39 +410,51 @@ class Plan(PlanInfo):
         elif any(v is not None for v in (s, t, u)):
             raise ValueError("Arguments `s`, `t`, `u` are the targets of a type 3 plan")
         self._ensure_engine(ad0, coords[0])
+        if not ad0.on_device:
+            return self._set_host(coords, targets, M, N)
         check_device(ad0, zip(_NAMES, coords), self._device)
         check_device(ad0, zip(_TARGET_NAMES, targets), self._device)
+        pad = [0] * (3 - self._dim)
+        ptrs = [ad0.ptr(a) for a in reversed(coords)] + pad
+        if self._type == 3:
+            ptrs += [N] + [ad0.ptr(a) for a in reversed(targets)] + pad
         # Until the C++ call succeeds the plan has no points: after a failed setpts (a NaN, a
         # grid beyond memory) execute asks for setpts instead of using half-replaced state.
         self._M = None
         try:
-            if ad0.on_device:
-                ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * pad
-                if self._type == 3:
-                    ptrs += [N] + [ad0.ptr(a) for a in reversed(targets)] + [0] * pad
-                with _StreamOrder(self, ad0, coords[0]):
-                    self._set_dev(M, *ptrs)
-            elif self._type == 3:
-                self._set_arrays(*reversed(coords), *([None] * pad), *reversed(targets),
-                                 *([None] * pad))
-            else:
-                self._set_arrays(*reversed(coords), *([None] * pad))
+            with _StreamOrder(self, ad0, coords[0]):
+                self._set_dev(M, *ptrs)
         except NufftError as e:
             raise python_axis_names(e, self._dim)
+        self._points_set(coords, M, targets, N)
+
+    def _set_host(self, coords, targets, M, N):
+        """The C++ set_points of host arrays (the CPU engine's own, or copies for a CUDA plan)."""
+        pad = _NONES[3 - self._dim]
+        self._M = None  # as in setpts
+        try:
+            if self._type == 3:
+                self._set_arrays(*coords[::-1], *pad, *targets[::-1], *pad)
+            else:
+                self._set_arrays(*coords[::-1], *pad)
+        except NufftError as e:
+            raise python_axis_names(e, self._dim)
+        self._points_set(coords, M, targets, N)
+
+    def _points_set(self, coords, M, targets, N):
         # The arrays are kept: an adjoint plan made later sets the same points.
         self._points = coords
+        self._targets = targets
         self._M = M
-        n_modes = self._n_modes
         if self._type == 1:
-            self._core_in, self._core_out = (M,), n_modes
+            self._core_in, self._core_out = (M,), self._n_modes
         elif self._type == 2:
-            self._core_in, self._core_out = n_modes, (M,)
+            self._core_in, self._core_out = self._n_modes, (M,)
         else:
             self._core_in, self._core_out = (M,), (N,)
         # The usual shape of `data`, checked by one comparison in the numpy path.
         self._full_batch = () if self._n_trans == 1 else (self._n_trans,)
         self._full_in = self._full_batch + self._core_in
-        self._targets = targets
         if self._adjoint is not None:
             self._set_adjoint_points()
 
