@@ -8,7 +8,8 @@
         CuPy (and PyTorch when installed), wall time per call of many calls, synchronized at
         the end.
   bench_python.py case --prec f --type 1 --N 128 128 128 --M 16777216 --tol 1e-5 [--n_runs 10]
-        one transform on the GPU from CuPy arrays: execute timed with CUDA events around the
+        one transform on the GPU from CuPy arrays (type 3: prod(N) targets drawn as
+        nufftmp-bench draws them): execute timed with CUDA events around the
         Python call (what a Python user sees), printed as one JSON line with the fields of
         nufftmp-bench's (exec_ms = fastest, exec_ms_median), to put next to it.
 """
@@ -178,12 +179,24 @@ def case(args):
     modes = tuple(args.N)
     rs = cp.random.RandomState(1)
     pts = [(rs.uniform(-np.pi, np.pi, args.M)).astype(real) for _ in modes]
-    shape_in = (args.M,) if args.type == 1 else modes
+    shape_in = modes if args.type == 2 else (args.M,)
     data = (rs.standard_normal(shape_in) + 1j * rs.standard_normal(shape_in)).astype(dt)
+    targets = []
+    if args.type == 3:
+        # nufftmp-bench's (and cuperftest's) type 3 targets: prod(N) of them, per axis
+        # (N_i / 2)(u + a_i), u uniform in [-1, 1), a = (1.7, -0.5, 0.9).
+        n_tgt = int(np.prod(modes))
+        shift = (1.7, -0.5, 0.9)
+        targets = [None] * (3 - len(modes)) + [
+            ((rs.uniform(-1, 1, n_tgt) + shift[d]) * (modes[d] / 2)).astype(real)
+            for d in range(len(modes))]
     cp.cuda.Device().synchronize()
     t0 = time.perf_counter()
-    plan = nufftmp.Plan(args.type, modes, eps=args.tol, dtype=dt)
-    plan.setpts(*pts)
+    if args.type == 3:
+        plan = nufftmp.Plan(3, len(modes), eps=args.tol, dtype=dt)
+    else:
+        plan = nufftmp.Plan(args.type, modes, eps=args.tol, dtype=dt)
+    plan.setpts(*pts, *targets)
     cp.cuda.Device().synchronize()
     setup_ms = (time.perf_counter() - t0) * 1e3
     out = plan.execute(data)
