@@ -206,6 +206,9 @@ class DistPlan(PlanInfo):
         return self._inner.num_points_total if self._inner is not None else 0
 
     def last_timings(self):
+        """This rank's times of the last execute (ms): compute_ms, comm_ms, total_ms."""
+        if self._inner is None:  # no C++ plan yet (dtype None, before the first setpts)
+            return {"compute_ms": 0.0, "comm_ms": 0.0, "total_ms": 0.0}
         return self._inner.last_timings()
 
     def _check_kind(self, ad, named_arrays):
