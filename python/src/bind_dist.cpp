@@ -16,13 +16,12 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "set_points_calls.hpp"
 #include "nufftmp/dist.hpp"
 
 namespace nufftmp::python {
 
 namespace {
-
-using addr = std::uintptr_t;
 
 // MPI_Comm is a pointer in Open MPI and an int in MPICH; mpi4py gives its value as an integer.
 // (A template, so that only the branch of this MPI's type is compiled.)
@@ -36,16 +35,15 @@ Comm handle_to(addr h) {
 }
 MPI_Comm comm_from_handle(addr h) { return handle_to<MPI_Comm>(h); }
 
-template <typename T> const T* in(addr a) { return reinterpret_cast<const T*>(a); }
-
 template <typename T>
 void bind_dist_plan_t(nb::module_& m, const char* suffix) {
   using P = dist::DistPlan<T>;
   using C = std::complex<T>;
   using namespace nb::literals;
   const std::string name = std::string("DistPlan") + suffix;
-  nb::class_<P>(m, name.c_str())
-      .def(nb::init<dist::Context&, int, const std::vector<std::int64_t>&, int, int, double,
+  nb::class_<P> cls(m, name.c_str());
+  def_set_points<T, P>(cls);  // the sources, and type 3's targets (set_points_calls.hpp)
+  cls.def(nb::init<dist::Context&, int, const std::vector<std::int64_t>&, int, int, double,
                     const Options&, const dist::DistOptions&>(),
            "ctx"_a, "type"_a, "modes"_a, "isign"_a, "ntransf"_a, "tol"_a, "opts"_a, "dopts"_a,
            nb::keep_alive<1, 2>(), nb::call_guard<nb::gil_scoped_release>())
@@ -54,26 +52,6 @@ void bind_dist_plan_t(nb::module_& m, const char* suffix) {
                     const dist::DistOptions&>(),
            "ctx"_a, "type"_a, "dim"_a, "isign"_a, "ntransf"_a, "tol"_a, "opts"_a, "dopts"_a,
            nb::keep_alive<1, 2>(), nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points(M, in<T>(x), in<T>(y), in<T>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points",
-           [](P& p, std::int64_t M, addr x, addr y, addr z, std::int64_t N, addr s, addr t,
-              addr u) { p.set_points(M, in<T>(x), in<T>(y), in<T>(z), N, in<T>(s), in<T>(t), in<T>(u)); },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points_host",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points_host(M, in<T>(x), in<T>(y), in<T>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points_host",
-           [](P& p, std::int64_t M, addr x, addr y, addr z, std::int64_t N, addr s, addr t,
-              addr u) {
-             p.set_points_host(M, in<T>(x), in<T>(y), in<T>(z), N, in<T>(s), in<T>(t), in<T>(u));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
       .def("execute",
            [](P& p, addr c, addr f) { p.execute(reinterpret_cast<C*>(c), reinterpret_cast<C*>(f)); },
            nb::call_guard<nb::gil_scoped_release>())

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "set_points_calls.hpp"
 #include "common/plan_config.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -29,8 +30,6 @@ namespace nufftmp::python {
 
 namespace {
 
-using addr = std::uintptr_t;
-template <typename T> const T* in(addr a) { return reinterpret_cast<const T*>(a); }
 template <typename T> std::complex<T>* cplx(addr a) { return reinterpret_cast<std::complex<T>*>(a); }
 
 // Host (numpy) arrays handed over as arrays: nanobind reads their address through the buffer
@@ -47,32 +46,13 @@ void bind_plan_t(nb::module_& m, const char* suffix) {
   using P = Plan<T>;
   using namespace nb::literals;
   const std::string name = std::string("Plan") + suffix;
-  nb::class_<P>(m, name.c_str())
-      .def(nb::init<int, const std::vector<std::int64_t>&, int, int, double, const Options&>(),
+  nb::class_<P> cls(m, name.c_str());
+  def_set_points<T, P>(cls);  // the sources, and type 3's targets (set_points_calls.hpp)
+  cls.def(nb::init<int, const std::vector<std::int64_t>&, int, int, double, const Options&>(),
            "type"_a, "modes"_a, "isign"_a, "ntransf"_a, "tol"_a, "opts"_a,
            nb::call_guard<nb::gil_scoped_release>())
       .def(nb::init<int, long long, int, int, double, const Options&>(), "type"_a, "dim"_a,
            "isign"_a, "ntransf"_a, "tol"_a, "opts"_a, nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points(M, in<T>(x), in<T>(y), in<T>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points",
-           [](P& p, std::int64_t M, addr x, addr y, addr z, std::int64_t N, addr s, addr t,
-              addr u) { p.set_points(M, in<T>(x), in<T>(y), in<T>(z), N, in<T>(s), in<T>(t), in<T>(u)); },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points_host",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points_host(M, in<T>(x), in<T>(y), in<T>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points_host",
-           [](P& p, std::int64_t M, addr x, addr y, addr z, std::int64_t N, addr s, addr t,
-              addr u) {
-             p.set_points_host(M, in<T>(x), in<T>(y), in<T>(z), N, in<T>(s), in<T>(t), in<T>(u));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
       .def("execute", [](P& p, addr c, addr f) { p.execute(cplx<T>(c), cplx<T>(f)); },
            nb::call_guard<nb::gil_scoped_release>())
       .def("execute_host", [](P& p, addr c, addr f) { p.execute_host(cplx<T>(c), cplx<T>(f)); },
