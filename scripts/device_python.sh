@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool, no network): the Python package built with the CUDA engine
 # by `pip install --no-build-isolation` into a target folder, its tests with CuPy and PyTorch
-# arrays (and the MPI ones under mpirun -np 2 when mpi4py is there), the per-call overhead,
-# and one GPU case through Python next to the C++ nufftmp-bench. About 4 minutes with 16 cores.
+# arrays (and the MPI ones under mpirun -np 2 when mpi4py is there; types 1, 2 and 3), the
+# per-call overhead, and GPU cases (a type 1 and a type 3) through Python next to the C++
+# nufftmp-bench. About 5 minutes with 16 cores.
 # Logs go to $OUT (default ./device-out); the summary is printed last.
 #   scripts/device_python.sh [all|build|test|overhead|case]...   (default: all)
-# Knobs: PY (default python3), PY_CMAKE_ARGS (default: CUDA on, sm_90), CASE_ARGS (bench_python.py case arguments; default P1 below).
+# Knobs: PY (default python3), PY_CMAKE_ARGS (default: CUDA on, sm_90), CASE_ARGS / CASE3_ARGS
+# (bench_python.py case arguments; defaults P1 and the type 3 T1 below; CASE3_ARGS="" skips).
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 PY=${PY:-python3}
 SITE=${SITE:-$PWD/build-py/site}
 CASE=${CASE_ARGS:-"--prec f --type 1 --N 128 128 128 --M 16777216 --tol 1e-5 --n_runs 10"}
+# Type 3 (T1 of ../shared/benchmarks.md: 64^3 targets, 2^21 sources); CASE3_ARGS="" skips it.
+CASE3=${CASE3_ARGS-"--prec f --type 3 --N 64 64 64 --M 2097152 --tol 1e-6 --n_runs 10"}
 summary=$OUT/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
@@ -69,18 +73,16 @@ if want overhead; then
   grep -A20 "^engine" "$OUT/overhead.txt" | tee -a "$summary"
 fi
 
-if want case; then
-  start=$(date +%s)
-  { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DNUFFTMP_MPI=OFF -DNUFFTMP_HDF5=OFF -DNUFFTMP_TESTS=OFF \
-    && cmake --build "$BUILD" -j "$JOBS" --target nufftmp-bench; } > "$OUT/bench_build.log" 2>&1
-  note "nufftmp-bench build rc=$? in $(( $(date +%s) - start )) s"
-  # shellcheck disable=SC2086  # CASE is a list of words
-  PYTHONPATH=$SITE timeout 120 "$PY" scripts/bench_python.py case $CASE > "$OUT/case_python.json" 2>&1
+# One GPU case through Python (CuPy arrays) and through the C++ nufftmp-bench, same flags.
+run_case() {  # run_case LABEL "ARGS"
+  local label=$1 case=$2
+  # shellcheck disable=SC2086  # case is a list of words
+  PYTHONPATH=$SITE timeout 120 "$PY" scripts/bench_python.py case $case \
+    > "$OUT/case_${label}_python.json" 2>&1
   # The same case in the C++ bench (its uniform points, its --prec/--type/--N*/--M/--tol flags).
-  # shellcheck disable=SC2086  # CASE is a list of words
-  set -- $CASE
-  args=()
+  # shellcheck disable=SC2086  # case is a list of words
+  set -- $case
+  local args=() i
   while [ $# -gt 0 ]; do
     case $1 in
       --N) shift; i=1; while [ $# -gt 0 ] && [[ $1 != --* ]]; do args+=("--N$i" "$1"); i=$((i + 1)); shift; done; continue ;;
@@ -89,19 +91,29 @@ if want case; then
     shift
   done
   timeout 120 "$BUILD/apps/nufftmp-bench" --backend cuda --dist uniform --json "${args[@]}" \
-    > "$OUT/case_cpp.json" 2>>"$OUT/bench_build.log"
-  "$PY" - "$OUT/case_python.json" "$OUT/case_cpp.json" <<'PYEOF' | tee -a "$summary"
+    > "$OUT/case_${label}_cpp.json" 2>>"$OUT/bench_build.log"
+  "$PY" - "$label" "$OUT/case_${label}_python.json" "$OUT/case_${label}_cpp.json" <<'PYEOF' | tee -a "$summary"
 import json, sys
 def last_json(path):
     for line in reversed(open(path).read().splitlines()):
         if line.startswith("{"):
             return json.loads(line)
     return {}
-py, cpp = last_json(sys.argv[1]), last_json(sys.argv[2])
-print("GPU case (execute, ms)      fastest  median   method")
+label, py, cpp = sys.argv[1], last_json(sys.argv[2]), last_json(sys.argv[3])
+print(f"GPU case {label} (execute, ms)   fastest  median   method")
 for name, r in (("python + CuPy", py), ("C++ nufftmp-bench", cpp)):
     print(f"{name:26s} {r.get('exec_ms', float('nan')):8.3f} {r.get('exec_ms_median', float('nan')):8.3f}   {r.get('method', '?')}")
 PYEOF
+}
+
+if want case; then
+  start=$(date +%s)
+  { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DNUFFTMP_MPI=OFF -DNUFFTMP_HDF5=OFF -DNUFFTMP_TESTS=OFF \
+    && cmake --build "$BUILD" -j "$JOBS" --target nufftmp-bench; } > "$OUT/bench_build.log" 2>&1
+  note "nufftmp-bench build rc=$? in $(( $(date +%s) - start )) s"
+  run_case P1 "$CASE"
+  [ -z "$CASE3" ] || run_case T1 "$CASE3"
 fi
 
 echo; echo "==== summary ($(git rev-parse --short HEAD 2>/dev/null), $(date -u +%FT%TZ))"; cat "$summary"

@@ -9,6 +9,7 @@ tensors and ``__cuda_array_interface__`` / DLPack device arrays run on the CUDA 
     x = np.random.uniform(-np.pi, np.pi, 10000)
     c = np.random.randn(10000) + 1j * np.random.randn(10000)
     f = nufftmp.nufft1d1(x, c, 64, eps=1e-9)            # 64 modes, k = -32 ... 31
+    g = nufftmp.nufft1d3(x, c, np.linspace(-50, 50, 300))  # type 3: at 300 frequencies
 
     plan = nufftmp.Plan(2, (64, 32), n_trans=4, eps=1e-6)
     plan.setpts(x, np.random.uniform(-np.pi, np.pi, 10000))

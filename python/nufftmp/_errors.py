@@ -8,6 +8,8 @@ the Python layer itself (array dtypes, shapes, kinds) raise plain ``TypeError`` 
 with FINUFFT's and cuFINUFFT's wording; a wrong shape is a :class:`ShapeError`.
 """
 
+import re
+
 
 class ShapeError(ValueError, TypeError):
     """An array argument of the wrong shape or size: a ValueError, and a TypeError too because
@@ -63,3 +65,21 @@ def class_for_code(code):
             cls = type(name + "Error", (NufftError,), {"code": name})
             _OTHER[name] = cls
     return cls
+
+
+# An axis letter of a C++ message about points: "x[7] = ...", "the sources y span ...",
+# "t (targets)".
+_AXIS = re.compile(r"(?<![A-Za-z_])([xyzstu])(?=\[\d|\s+span\b|\s+\((?:sources|targets)\))")
+_SWAP = {1: {}, 2: {"x": "y", "y": "x", "s": "t", "t": "s"},
+         3: {"x": "z", "z": "x", "s": "u", "u": "s"}}
+
+
+def python_axis_names(err, dim):
+    """`err` (from a C++ set_points) with the axes named as the caller named them: the Python
+    layer hands the C++ plan the coordinates reversed (x fastest there), so the C++ message
+    says y for the Python x in 2D. Returns err, changed in place."""
+    swap = _SWAP[dim]
+    if swap and err.args and isinstance(err.args[0], str):
+        err.args = (_AXIS.sub(lambda m: swap.get(m.group(1), m.group(1)), err.args[0]),
+                    ) + err.args[1:]
+    return err

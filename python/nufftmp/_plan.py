@@ -6,6 +6,11 @@ Conventions (those of FINUFFT's and cuFINUFFT's Python packages):
     N_i // 2 under modeord 0) is the coefficient of ``exp(isign i (k1 x + k2 y + k3 z))``.
     The C++ arrays are x fastest: the plan hands the C++ plan the modes and the coordinates in
     reverse order (N3, N2, N1 and z, y, x), which is the same memory without a copy.
+  * Type 3 (``Plan(3, dim)``): sources x (y, z) of length M and targets s (t, u) of length N,
+    any finite reals, given together to ``setpts(x, y, z, s, t, u)``; s pairs with x, t with
+    y, u with z: ``f[k] = sum_j c[j] exp(isign i (s[k] x[j] + t[k] y[j] + u[k] z[j]))``,
+    strengths ``(M,)`` -> values ``(N,)``. (Handed to the C++ plan reversed as well, which
+    leaves every product s.x as it is.)
   * Batches: ``n_trans`` vectors stacked along leading axes (shape ``(n_trans, M)`` or
     ``(n_trans, N1, N2, N3)``); the output has the input's leading axes.
   * dtype ``complex64`` / ``complex128`` (``float32`` / ``float64`` accepted with a
@@ -28,19 +33,12 @@ import warnings
 import numpy as np
 
 from . import _arrays, _core
-from ._errors import ShapeError
+from ._errors import NufftError, ShapeError, python_axis_names
 from ._options import make_options
 
 # nufftmp's accepted tolerance range (common/plan_config.cpp): FINUFFT accepts any eps and
 # delivers what it can, so eps outside it is clamped here with a warning rather than refused.
 _TOL_MIN, _TOL_MAX = 1e-14, 1e-1
-
-
-def type3_unavailable():
-    """The one place that refuses type 3 while the C++ plan lacks it (_core.HAS_TYPE3)."""
-    if not _core.HAS_TYPE3:
-        raise NotImplementedError("nufftmp: type 3 (nonuniform to nonuniform) transforms are "
-                                  "not available in this version; types 1 and 2 are")
 
 
 def complex_dtype(dtype):
@@ -57,6 +55,14 @@ def complex_dtype(dtype):
     if dt not in (np.complex64, np.complex128):
         raise TypeError(f"Expected complex64 or complex128, got dtype {dt}")
     return dt
+
+
+def precision_of_points(x):
+    """The complex dtype a plan made without a dtype argument takes from its first points:
+    complex64 for float32 coordinates (cuFINUFFT's default precision), else complex128
+    (FINUFFT's; coordinates of another dtype are then refused by the dtype check)."""
+    ad, a = _arrays.adapter(x, "x")
+    return np.dtype(np.complex64 if ad.dtype(a) == np.float32 else np.complex128)
 
 
 def check_n_modes(nufft_type, n_modes_or_dim):
@@ -145,6 +151,30 @@ def checked_points(dim, given, real_dtype, stacklevel=4, names=_NAMES):
     return kind, coords, M
 
 
+_NONES = {0: (), 1: (None,), 2: (None, None)}
+
+
+def plain_vectors(dim, a, b, c, real_dtype):
+    """(a, b, c)[:dim] when they are what the C++ plan reads as it is (numpy vectors of one
+    length, of real_dtype, C-contiguous) and the rest None; else None (the general checks
+    then copy, or say what is wrong)."""
+    if (type(a) is not np.ndarray or a.dtype != real_dtype or a.ndim != 1
+            or not a.flags.c_contiguous):
+        return None
+    if dim == 1:
+        return (a,) if b is None and c is None else None
+    n = a.shape
+    if (type(b) is not np.ndarray or b.dtype != real_dtype or b.shape != n
+            or not b.flags.c_contiguous):
+        return None
+    if dim == 2:
+        return (a, b) if c is None else None
+    if (type(c) is not np.ndarray or c.dtype != real_dtype or c.shape != n
+            or not c.flags.c_contiguous):
+        return None
+    return (a, b, c)
+
+
 def check_device(ad, named_arrays, device):
     """Device arrays must be on the plan's device."""
     if ad.on_device:
@@ -213,13 +243,13 @@ class Plan(PlanInfo):
     """A NUFFT plan with FINUFFT's and cuFINUFFT's Python interface.
 
     Args:
-        nufft_type (int): 1 (nonuniform to uniform) or 2 (uniform to nonuniform); 3 raises
-            NotImplementedError in this version.
+        nufft_type (int): 1 (nonuniform to uniform), 2 (uniform to nonuniform) or 3
+            (nonuniform to nonuniform).
         n_modes_or_dim (int or tuple of ints): modes (N1,) / (N1, N2) / (N1, N2, N3) for types
             1 and 2; the dimension for type 3.
         n_trans (int): vectors transformed per execute.
         eps (float): requested relative accuracy.
-        isign (int): sign of the exponent; default +1 for type 1, -1 for type 2.
+        isign (int): sign of the exponent; default +1 for types 1 and 3, -1 for type 2.
         dtype: 'complex64' or 'complex128'. Default: complex128 (FINUFFT's), or complex64 when
             the first points given to setpts are float32 (cuFINUFFT's default precision).
         **kwargs: FINUFFT/cuFINUFFT options and nufftmp's Options fields (see nufftmp._options).
@@ -230,8 +260,6 @@ class Plan(PlanInfo):
         self._inner = None
         if nufft_type not in (1, 2, 3):
             raise ValueError(f"nufft_type = {nufft_type!r} (must be 1, 2 or 3)")
-        if nufft_type == 3:
-            type3_unavailable()
         # dtype None: FINUFFT's default complex128, or complex64 if the first points are float32
         # (cuFINUFFT's default precision), so code written for either runs unchanged.
         self._dtype_given = dtype is not None
@@ -292,17 +320,21 @@ class Plan(PlanInfo):
     def _validate(self, stacklevel):
         """The C++ plan's own checks (no engine made); sets the effective tolerance."""
         validate = getattr(_core, "validate_plan_" + self._suffix)
-        self._tol, warning = validate(self._type, list(self._n_modes[::-1]), self._isign,
+        self._tol, warning = validate(self._type, self._shape_arg(), self._isign,
                                       self._n_trans, self._eps_clamped, self._opts)
         if warning:
             warnings.warn("nufftmp: " + warning, stacklevel=stacklevel + 1)
 
+    def _shape_arg(self):
+        # The C++ plan's second argument: the modes reversed (x fastest), or type 3's dimension.
+        return self._dim if self._type == 3 else list(self._n_modes[::-1])
+
     def _follow_points_precision(self, x):
         # Before the engine exists and without a dtype argument: float32 points mean complex64.
         if self._inner is None and not self._dtype_given and x is not None:
-            ad, a = _arrays.adapter(x, "x")
-            if ad.dtype(a) == np.float32 and self._dtype != np.complex64:
-                self._set_dtype(np.dtype(np.complex64))
+            dt = precision_of_points(x)
+            if dt != self._dtype:
+                self._set_dtype(dt)
                 self._validate(stacklevel=4)
 
     def _make_inner(self, on_device, device, stream):
@@ -313,8 +345,7 @@ class Plan(PlanInfo):
                 o.gpu_device = device
             o.cuda_stream = stream
         cls = getattr(_core, "Plan" + self._suffix)
-        self._inner = cls(self._type, list(self._n_modes[::-1]), self._isign, self._n_trans,
-                          self._tol, o)
+        self._inner = cls(self._type, self._shape_arg(), self._isign, self._n_trans, self._tol, o)
         self._on_device = on_device
         self._device = o.gpu_device if on_device else -1
         if on_device and self._device < 0:
@@ -351,53 +382,88 @@ class Plan(PlanInfo):
     # ---- setpts ----
     def setpts(self, x=None, y=None, z=None, s=None, t=None, u=None):
         """Set the nonuniform points: x (and y, z in 2D, 3D), float arrays of length M, of the
-        plan's real dtype; for type 3 also the targets s (t, u)."""
+        plan's real dtype; for type 3 also the targets s (and t, u), of length N, in the same
+        kind of memory. The arrays are not copied (non-contiguous ones are, with a warning)."""
+        # The per-call path of host points (engine made, numpy vectors as the C++ plan reads
+        # them): a few attribute checks; anything else takes the general path below.
+        if self._inner is not None and type(x) is np.ndarray:
+            src = plain_vectors(self._dim, x, y, z, self._real_dtype)
+            if src is not None:
+                if self._type != 3:
+                    if s is None and t is None and u is None:
+                        return self._set_host(src, (), x.shape[0], 0)
+                else:
+                    tgt = plain_vectors(self._dim, s, t, u, self._real_dtype)
+                    if tgt is not None:
+                        return self._set_host(src, tgt, x.shape[0], s.shape[0])
         if x is None:
             raise ValueError("Argument `x` is required")
         self._follow_points_precision(x)
-        pad = 3 - self._dim
+        ad0, coords, M = checked_points(self._dim, (x, y, z), self._real_dtype)
         targets, N = [], 0
         if self._type == 3:
-            # Type 3 is switched on by the bindings (_core.HAS_TYPE3, bind_plan.cpp), which then
-            # take the targets after the sources in set_points / set_points_host_arrays.
-            type3_unavailable()
-            _, targets, N = checked_points(self._dim, (s, t, u), self._real_dtype,
-                                           names=_TARGET_NAMES)
+            adt, targets, N = checked_points(self._dim, (s, t, u), self._real_dtype,
+                                             names=_TARGET_NAMES)
+            if adt.on_device != ad0.on_device:
+                raise TypeError(f"Argument `s` is in {'device' if adt.on_device else 'host'} "
+                                f"memory, `x` is not")
         elif any(v is not None for v in (s, t, u)):
             raise ValueError("Arguments `s`, `t`, `u` are the targets of a type 3 plan")
-        ad0, coords, M = checked_points(self._dim, (x, y, z), self._real_dtype)
         self._ensure_engine(ad0, coords[0])
+        if not ad0.on_device:
+            return self._set_host(coords, targets, M, N)
         check_device(ad0, zip(_NAMES, coords), self._device)
         check_device(ad0, zip(_TARGET_NAMES, targets), self._device)
-        t3 = (N, *[ad0.ptr(a) for a in reversed(targets)], *[0] * pad) if targets else ()
-        if ad0.on_device:
-            ptrs = [ad0.ptr(a) for a in reversed(coords)] + [0] * pad
+        pad = [0] * (3 - self._dim)
+        ptrs = [ad0.ptr(a) for a in reversed(coords)] + pad
+        if self._type == 3:
+            ptrs += [N] + [ad0.ptr(a) for a in reversed(targets)] + pad
+        # Until the C++ call succeeds the plan has no points: after a failed setpts (a NaN, a
+        # grid beyond memory) execute asks for setpts instead of using half-replaced state.
+        self._M = None
+        try:
             with _StreamOrder(self, ad0, coords[0]):
-                self._set_dev(M, *ptrs, *t3)
-        else:
-            t3 = (*reversed(targets), *[None] * pad) if targets else ()
-            self._set_arrays(*reversed(coords), *([None] * pad), *t3)
+                self._set_dev(M, *ptrs)
+        except NufftError as e:
+            raise python_axis_names(e, self._dim)
+        self._points_set(coords, M, targets, N)
+
+    def _set_host(self, coords, targets, M, N):
+        """The C++ set_points of host arrays (the CPU engine's own, or copies for a CUDA plan)."""
+        pad = _NONES[3 - self._dim]
+        self._M = None  # as in setpts
+        try:
+            if self._type == 3:
+                self._set_arrays(*coords[::-1], *pad, *targets[::-1], *pad)
+            else:
+                self._set_arrays(*coords[::-1], *pad)
+        except NufftError as e:
+            raise python_axis_names(e, self._dim)
+        self._points_set(coords, M, targets, N)
+
+    def _points_set(self, coords, M, targets, N):
         # The arrays are kept: an adjoint plan made later sets the same points.
         self._points = coords
+        self._targets = targets
         self._M = M
-        n_modes = self._n_modes
         if self._type == 1:
-            self._core_in, self._core_out = (M,), n_modes
+            self._core_in, self._core_out = (M,), self._n_modes
         elif self._type == 2:
-            self._core_in, self._core_out = n_modes, (M,)
+            self._core_in, self._core_out = self._n_modes, (M,)
         else:
             self._core_in, self._core_out = (M,), (N,)
         # The usual shape of `data`, checked by one comparison in the numpy path.
         self._full_batch = () if self._n_trans == 1 else (self._n_trans,)
         self._full_in = self._full_batch + self._core_in
-        self._targets = targets
         if self._adjoint is not None:
             self._set_adjoint_points()
 
     # ---- execute ----
     def execute(self, data, out=None):
         """Type 1: strengths (M,) or (n_trans, M) -> modes (N1, ...) or (n_trans, N1, ...);
-        type 2: the reverse. Returns `out` (allocated when None) of the kind of `data`."""
+        type 2: the reverse; type 3: strengths (M,) or (n_trans, M) at the sources -> values
+        (N,) or (n_trans, N) at the targets. Returns `out` (allocated when None) of the kind
+        of `data`."""
         if self._M is None:
             raise RuntimeError("setpts must be called before execute")
         if type(data) is np.ndarray and (out is None or type(out) is np.ndarray):
@@ -462,8 +528,11 @@ class Plan(PlanInfo):
             self._adjoint.setpts(*self._points)
 
     def execute_adjoint(self, data, out=None):
-        """The adjoint of the planned transform on the same points: for a type 1 plan, modes
-        -> strengths (a type 2 with the opposite sign); for a type 2 plan, values -> modes."""
+        """The adjoint of the planned transform on the same points (FINUFFT 2.5's
+        execute_adjoint): for a type 1 plan, modes -> strengths (a type 2 with the opposite
+        sign); for a type 2 plan, values -> modes; for a type 3 plan, values at the targets
+        (N,) -> strengths at the sources (M,), c[j] = sum_k f[k] exp(-isign i s[k].x[j]) (a
+        type 3 from the targets to the sources, planned at the first call)."""
         if self._M is None:
             raise RuntimeError("setpts must be called before execute_adjoint")
         if self._adjoint is None:

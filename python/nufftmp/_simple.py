@@ -1,14 +1,15 @@
 """The one-call functions nufft1d1 ... nufft3d3 of FINUFFT and cuFINUFFT: a plan made, its
 points set and executed once. The precision follows the coordinates (float32 -> complex64,
 float64 -> complex128); n_trans follows the data's leading axes; for type 1 the modes come
-from n_modes (an int for every axis, or a tuple) or from `out`'s shape."""
+from n_modes (an int for every axis, or a tuple) or from `out`'s shape; for type 3 the number
+of targets N is the length of s (t, u)."""
 
 import math
 import numbers
 
 from . import _arrays
 from ._errors import ShapeError
-from ._plan import Plan, type3_unavailable
+from ._plan import Plan
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
@@ -54,7 +55,7 @@ def _type1(dim, pts, c, n_modes, out, eps, isign, kwargs):
     dtype = _precision(pts[0])
     M = _arrays.shape_of(pts[0])[0] if len(_arrays.shape_of(pts[0])) == 1 else None
     if M is None:
-        raise ValueError("Argument `x` must be a vector")
+        raise ShapeError("Argument `x` must be a vector")
     n_modes = _modes_of(dim, n_modes, out)
     n_trans = _n_trans(_arrays.shape_of(c), (M,), "c")
     plan = Plan(1, n_modes, n_trans, eps, isign, dtype, **kwargs)
@@ -75,12 +76,14 @@ def _type2(dim, pts, f, out, eps, isign, kwargs):
 
 
 def _type3(dim, pts, c, targets, out, eps, isign, kwargs):
-    type3_unavailable()
     dtype = _precision(pts[0])
-    M = _arrays.shape_of(pts[0])[0]
-    n_trans = _n_trans(_arrays.shape_of(c), (M,), "c")
+    shape = _arrays.shape_of(pts[0])
+    if len(shape) != 1:
+        raise ShapeError("Argument `x` must be a vector")
+    n_trans = _n_trans(_arrays.shape_of(c), shape, "c")
     plan = Plan(3, dim, n_trans, eps, isign, dtype, **kwargs)
-    plan.setpts(*pts, *targets)
+    pad = (None,) * (3 - dim)
+    plan.setpts(*pts, *pad, *targets)
     return plan.execute(c, out)
 
 
@@ -95,7 +98,8 @@ def nufft1d2(x, f, out=None, eps=1e-6, isign=-1, **kwargs):
 
 
 def nufft1d3(x, c, s, out=None, eps=1e-6, isign=1, **kwargs):
-    """1D type 3: f[k] = sum_j c[j] exp(isign i s[k] x[j]) (not available in this version)."""
+    """1D type 3: f[k] = sum_j c[j] exp(isign i s[k] x[j]), k < N = len(s); x, s any finite
+    reals. c (M,) or (n_trans, M) -> f (N,) or (n_trans, N)."""
     return _type3(1, (x,), c, (s,), out, eps, isign, kwargs)
 
 
@@ -110,7 +114,7 @@ def nufft2d2(x, y, f, out=None, eps=1e-6, isign=-1, **kwargs):
 
 
 def nufft2d3(x, y, c, s, t, out=None, eps=1e-6, isign=1, **kwargs):
-    """2D type 3 (not available in this version)."""
+    """2D type 3: f[k] = sum_j c[j] exp(isign i (s[k] x[j] + t[k] y[j]))."""
     return _type3(2, (x, y), c, (s, t), out, eps, isign, kwargs)
 
 
@@ -125,5 +129,5 @@ def nufft3d2(x, y, z, f, out=None, eps=1e-6, isign=-1, **kwargs):
 
 
 def nufft3d3(x, y, z, c, s, t, u, out=None, eps=1e-6, isign=1, **kwargs):
-    """3D type 3 (not available in this version)."""
+    """3D type 3: f[k] = sum_j c[j] exp(isign i (s[k] x[j] + t[k] y[j] + u[k] z[j]))."""
     return _type3(3, (x, y, z), c, (s, t, u), out, eps, isign, kwargs)

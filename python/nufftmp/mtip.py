@@ -10,6 +10,22 @@ copied to the host (the C++ stages take host arrays); results come back as the i
     no communication (the model is on every rank).
   * Merger(comm, M, ...): solves min ||W^1/2 (A ac - b)||^2 + lambda ||ac||^2 over every rank's
     points (A = slicing), with the Toeplitz-embedded normal operator; collective.
+
+Volumes of the C++ apps' HDF5 files (``volume`` of nufftmp-synth; ``density``,
+``autocorrelation``, ``intensity``, ``support`` of nufftmp-mtip) are stored x fastest, as
+every C++ volume: data set dims [M, M, M] hold v[ix + M (iy + M iz)], so h5py (C order) reads
+them as ``A[iz, iy, ix]``, with x the first coordinate (H of ``slice_points``). This module's
+axis 0 is H, so the volume of a file is ``A.transpose()`` (the axes reversed; a view, no
+copy; pass ``np.ascontiguousarray(A.transpose())`` where a contiguous array is wanted), and a
+volume of this module goes to a file for the C++ apps as ``np.ascontiguousarray(ac.transpose())``:
+
+    with h5py.File("run.h5") as h:                     # nufftmp-mtip --output run.h5
+        ac = np.ascontiguousarray(h["autocorrelation"][...].transpose())
+    s = Slicer(M); s.setpts(H, K, L); values = s.slice(ac.astype(complex))
+
+The other data sets need no change: ``pixel_position_reciprocal`` [3, ny, nx] is
+``pixel_positions_reciprocal``'s layout, ``orientations`` [n, 4] (w, x, y, z) and
+``intensities`` [n, ny, nx] are image-major as ``slice_points`` orders its points.
 """
 
 import numpy as np

@@ -1,6 +1,6 @@
 // nufftmp::dist: Context over a communicator given as its MPI handle (an integer: mpi4py's
 // MPI._handleof(comm)), and DistPlan<float> / DistPlan<double> with data as addresses, like
-// the single-device plan. Every call of these objects is collective; the C++ layer agrees on
+// the single-device plan (type 3 from its dimension, its targets after the sources). Every call of these objects is collective; the C++ layer agrees on
 // status before each collective, so an error on one rank is raised on every rank. The GIL is
 // released meanwhile (another Python thread may drive MPI through mpi4py).
 #include <mpi.h>
@@ -16,13 +16,12 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "set_points_calls.hpp"
 #include "nufftmp/dist.hpp"
 
 namespace nufftmp::python {
 
 namespace {
-
-using addr = std::uintptr_t;
 
 // MPI_Comm is a pointer in Open MPI and an int in MPICH; mpi4py gives its value as an integer.
 // (A template, so that only the branch of this MPI's type is compiled.)
@@ -42,23 +41,17 @@ void bind_dist_plan_t(nb::module_& m, const char* suffix) {
   using C = std::complex<T>;
   using namespace nb::literals;
   const std::string name = std::string("DistPlan") + suffix;
-  nb::class_<P>(m, name.c_str())
-      .def(nb::init<dist::Context&, int, const std::vector<std::int64_t>&, int, int, double,
+  nb::class_<P> cls(m, name.c_str());
+  def_set_points<T, P>(cls);  // the sources, and type 3's targets (set_points_calls.hpp)
+  cls.def(nb::init<dist::Context&, int, const std::vector<std::int64_t>&, int, int, double,
                     const Options&, const dist::DistOptions&>(),
            "ctx"_a, "type"_a, "modes"_a, "isign"_a, "ntransf"_a, "tol"_a, "opts"_a, "dopts"_a,
            nb::keep_alive<1, 2>(), nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points(M, reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y),
-                          reinterpret_cast<const T*>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points_host",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points_host(M, reinterpret_cast<const T*>(x), reinterpret_cast<const T*>(y),
-                               reinterpret_cast<const T*>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
+      // Type 3: the dimension instead of the modes (the C++ constructor of that form).
+      .def(nb::init<dist::Context&, int, long long, int, int, double, const Options&,
+                    const dist::DistOptions&>(),
+           "ctx"_a, "type"_a, "dim"_a, "isign"_a, "ntransf"_a, "tol"_a, "opts"_a, "dopts"_a,
+           nb::keep_alive<1, 2>(), nb::call_guard<nb::gil_scoped_release>())
       .def("execute",
            [](P& p, addr c, addr f) { p.execute(reinterpret_cast<C*>(c), reinterpret_cast<C*>(f)); },
            nb::call_guard<nb::gil_scoped_release>())
@@ -92,6 +85,9 @@ void bind_dist(nb::module_& m) {
   nb::enum_<dist::Reduction>(m, "Reduction")
       .value("AllReduce", dist::Reduction::AllReduce)
       .value("Reduce", dist::Reduction::Reduce);
+  nb::enum_<dist::Type3Targets>(m, "Type3Targets")
+      .value("Shared", dist::Type3Targets::Shared)
+      .value("Scattered", dist::Type3Targets::Scattered);
 
   nb::class_<dist::ContextOptions>(m, "ContextOptions")
       .def(nb::init<>())
@@ -104,7 +100,8 @@ void bind_dist(nb::module_& m) {
       .def_rw("root", &dist::DistOptions::root)
       .def_rw("modes_on_all", &dist::DistOptions::modes_on_all)
       .def_rw("reduce_batch", &dist::DistOptions::reduce_batch)
-      .def_rw("rebalance", &dist::DistOptions::rebalance);
+      .def_rw("rebalance", &dist::DistOptions::rebalance)
+      .def_rw("targets", &dist::DistOptions::targets);
 
   nb::class_<dist::Context>(m, "Context")
       .def("__init__",

@@ -1,6 +1,8 @@
 // nufftmp::Plan<float> / Plan<double> as PlanF32 / PlanF64, with data passed as addresses
 // (integers) in the plan's memory space (set_points / execute) or in host memory (the _host
 // calls). The GIL is released while the C++ plan works, so Python threads run meanwhile.
+// Types 1/2 are made from their modes (a list), type 3 from its dimension (an int), as the two
+// C++ constructors; the set_points calls take the type 3 targets (N, s, t, u) after the sources.
 // validate_plan_* runs the plan's own checks (common/plan_config) without making an engine:
 // the Python plan chooses its engine from the first arrays it sees, yet reports bad
 // parameters when it is constructed, in the C++ words.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "set_points_calls.hpp"
 #include "common/plan_config.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -27,8 +30,6 @@ namespace nufftmp::python {
 
 namespace {
 
-using addr = std::uintptr_t;
-template <typename T> const T* in(addr a) { return reinterpret_cast<const T*>(a); }
 template <typename T> std::complex<T>* cplx(addr a) { return reinterpret_cast<std::complex<T>*>(a); }
 
 // Host (numpy) arrays handed over as arrays: nanobind reads their address through the buffer
@@ -45,30 +46,35 @@ void bind_plan_t(nb::module_& m, const char* suffix) {
   using P = Plan<T>;
   using namespace nb::literals;
   const std::string name = std::string("Plan") + suffix;
-  nb::class_<P>(m, name.c_str())
-      .def(nb::init<int, const std::vector<std::int64_t>&, int, int, double, const Options&>(),
+  nb::class_<P> cls(m, name.c_str());
+  def_set_points<T, P>(cls);  // the sources, and type 3's targets (set_points_calls.hpp)
+  cls.def(nb::init<int, const std::vector<std::int64_t>&, int, int, double, const Options&>(),
            "type"_a, "modes"_a, "isign"_a, "ntransf"_a, "tol"_a, "opts"_a,
            nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points(M, in<T>(x), in<T>(y), in<T>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("set_points_host",
-           [](P& p, std::int64_t M, addr x, addr y, addr z) {
-             p.set_points_host(M, in<T>(x), in<T>(y), in<T>(z));
-           },
-           nb::call_guard<nb::gil_scoped_release>())
+      .def(nb::init<int, long long, int, int, double, const Options&>(), "type"_a, "dim"_a,
+           "isign"_a, "ntransf"_a, "tol"_a, "opts"_a, nb::call_guard<nb::gil_scoped_release>())
       .def("execute", [](P& p, addr c, addr f) { p.execute(cplx<T>(c), cplx<T>(f)); },
            nb::call_guard<nb::gil_scoped_release>())
       .def("execute_host", [](P& p, addr c, addr f) { p.execute_host(cplx<T>(c), cplx<T>(f)); },
            nb::call_guard<nb::gil_scoped_release>())
-      // Coordinates in the C++ order (x fastest); y, z None below 2 resp. 3 dimensions.
+      // Coordinates in the C++ order (x fastest); y, z None below 2 resp. 3 dimensions; the
+      // type 3 targets s (t, u) likewise (a separate overload keeps the types 1/2 call short).
       .def("set_points_host_arrays",
            [](P& p, const HostIn& x, std::optional<HostIn> y, std::optional<HostIn> z) {
              p.set_points_host(static_cast<std::int64_t>(x.shape(0)), address_of<const T>(x),
                                y ? address_of<const T>(*y) : nullptr,
                                z ? address_of<const T>(*z) : nullptr);
+           },
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("set_points_host_arrays",
+           [](P& p, const HostIn& x, std::optional<HostIn> y, std::optional<HostIn> z,
+              const HostIn& s, std::optional<HostIn> t, std::optional<HostIn> u) {
+             p.set_points_host(static_cast<std::int64_t>(x.shape(0)), address_of<const T>(x),
+                               y ? address_of<const T>(*y) : nullptr,
+                               z ? address_of<const T>(*z) : nullptr,
+                               static_cast<std::int64_t>(s.shape(0)), address_of<const T>(s),
+                               t ? address_of<const T>(*t) : nullptr,
+                               u ? address_of<const T>(*u) : nullptr);
            },
            nb::call_guard<nb::gil_scoped_release>())
       // The transform's input and output, whichever of c and f they are for this type.
@@ -106,6 +112,15 @@ void bind_plan_t(nb::module_& m, const char* suffix) {
           const auto cfg = detail::make_plan_config<T>(type, modes, isign, ntransf, tol, opts);
           return std::make_tuple(cfg.tol, cfg.warning);
         });
+  m.def((std::string("validate_plan_") + suffix).c_str(),
+        [](int type, int dim, int isign, int ntransf, double tol, const Options& opts) {
+          if (type != 3)
+            throw Error(ErrorCode::InvalidArgument,
+                        "type = " + std::to_string(type) + " with a dimension: types 1 and 2 "
+                        "take the modes");
+          const auto cfg = detail::make_type3_plan_config<T>(dim, isign, ntransf, tol, opts);
+          return std::make_tuple(cfg.tol, cfg.warning);
+        });
 }
 
 }  // namespace
@@ -113,9 +128,6 @@ void bind_plan_t(nb::module_& m, const char* suffix) {
 void bind_plan(nb::module_& m) {
   bind_plan_t<float>(m, "F32");
   bind_plan_t<double>(m, "F64");
-  // Type 3 (nonuniform to nonuniform) is not in the C++ plan yet: the Python package raises
-  // NotImplementedError for it while this is false (its Python code paths are in place).
-  m.attr("HAS_TYPE3") = false;
 }
 
 }  // namespace nufftmp::python

@@ -41,6 +41,23 @@ def direct_type2(pts, f, isign, modeord=0):
     return fb @ e
 
 
+def direct_type3(src, c, tgt, isign):
+    """f[..., k] = sum_j c[..., j] exp(isign i sum_d tgt[d][k] src[d][j]); batch axes of c lead."""
+    src = [np.asarray(p, dtype=np.float64) for p in src]
+    tgt = [np.asarray(p, dtype=np.float64) for p in tgt]
+    phase = sum(s[:, None] * x[None, :] for s, x in zip(tgt, src))  # (N, M)
+    return np.asarray(c, dtype=np.complex128) @ np.exp(1j * isign * phase).T
+
+
+def type3_points(rng, dim, M, N, dtype):
+    """Sources and targets of a type 3, off centre and of different extents per axis (a
+    swapped axis or a lost shift shows), with a space-bandwidth product kept small."""
+    r = real_of(dtype)
+    src = [rng.uniform(-1.5 + d, 2.0 + d, M).astype(r) for d in range(dim)]
+    tgt = [rng.uniform(-9.0 - 3 * d, 12.0 - 2 * d, N).astype(r) for d in range(dim)]
+    return src, tgt
+
+
 def rel_err(a, b):
     a = np.asarray(a, dtype=np.complex128)
     b = np.asarray(b, dtype=np.complex128)

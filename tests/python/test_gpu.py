@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import nufftmp
-from conftest import MODES, direct_type1, direct_type2, random_complex, random_points, rel_err
+from conftest import (MODES, direct_type1, direct_type2, direct_type3, random_complex,
+                      random_points, rel_err, type3_points)
 
 pytestmark = pytest.mark.gpu
 if not (nufftmp._core.HAS_CUDA and nufftmp.cuda_available()):
@@ -72,6 +73,50 @@ def test_adjoint_on_device(rng, lib):
     c = plan.execute_adjoint(lib.dev(f))
     assert lib.is_dev(c)
     assert rel_err(lib.host(c), direct_type2(pts, f, -1)) < 1e-8
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_type3_device_arrays_in_place(rng, lib, dim, dtype):
+    eps, bound = (1e-5, 2e-4) if dtype == np.complex64 else (1e-10, 1e-8)
+    M, N, nt = 500, 300, 2
+    src, tgt = type3_points(rng, dim, M, N, dtype)
+    c = random_complex(rng, (nt, M), dtype)
+    plan = nufftmp.Plan(3, dim, n_trans=nt, eps=eps, dtype=dtype)
+    plan.setpts(*[lib.dev(p) for p in src], *(None,) * (3 - dim), *[lib.dev(p) for p in tgt])
+    assert plan.backend == "cuda"
+    out = plan.execute(lib.dev(c))
+    assert lib.is_dev(out) and tuple(out.shape) == (nt, N)
+    ref = direct_type3(src, c, tgt, 1)
+    assert rel_err(lib.host(out), ref) < bound
+    out2 = lib.dev(np.zeros((nt, N), dtype))
+    assert plan.execute(lib.dev(c), out=out2) is out2
+    assert rel_err(lib.host(out2), ref) < bound
+    # the adjoint, targets -> sources, on the device as well
+    f = random_complex(rng, (nt, N), dtype)
+    back = plan.execute_adjoint(lib.dev(f))
+    assert lib.is_dev(back)
+    phase = sum(np.outer(s_.astype(np.float64), x.astype(np.float64)) for s_, x in zip(tgt, src))
+    assert rel_err(lib.host(back), f @ np.exp(-1j * phase)) < bound
+
+
+def test_type3_one_call_and_host_arrays_on_cuda(rng):
+    cp = _lib("cupy")
+    src, tgt = type3_points(rng, 2, 300, 200, np.complex128)
+    c = random_complex(rng, 300, np.complex128)
+    ref = direct_type3(src, c, tgt, 1)
+    f = nufftmp.nufft2d3(*[cp.asarray(p) for p in src], cp.asarray(c),
+                         *[cp.asarray(p) for p in tgt], eps=1e-10)
+    assert isinstance(f, cp.ndarray) and rel_err(cp.asnumpy(f), ref) < 1e-8
+    plan = nufftmp.Plan(3, 2, eps=1e-10, backend="cuda")  # numpy through copies
+    plan.setpts(*src, None, *tgt)
+    assert rel_err(plan.execute(c), ref) < 1e-8
+    with pytest.raises(TypeError, match="`s` is in host memory"):
+        nufftmp.Plan(3, 1).setpts(cp.asarray(src[0]), s=tgt[0])
+    bad = cp.asarray(tgt[1])
+    bad[4] = cp.nan
+    with pytest.raises(nufftmp.BadPointsError, match=r"\bt\[4\] = nan"):
+        nufftmp.Plan(3, 2).setpts(*[cp.asarray(p) for p in src], None, cp.asarray(tgt[0]), bad)
 
 
 def test_cupy_streams(rng):
