@@ -44,20 +44,25 @@ class CpuEngine final : public Engine<T> {
         nthreads_(cfg.opts.nthreads > 0 ? cfg.opts.nthreads : omp_get_max_threads()),
         batch_(choose_batch(cfg, nthreads_)),
         ker_(cfg.kernel, cfg.opts.kernel_eval),
-        shape_(make_shape(cfg)),
-        deconv_(cfg, shape_.row, shape_.pad) {
+        shape_(make_shape(cfg)) {
     Timer t;
+    deconv_ = Deconvolver<T>(cfg, shape_.row, shape_.pad, nthreads_);
+    const double t_deconv = t.lap_ms();
     grid_ = GridBuffer<T>(shape_.cells() * batch_);
     std::complex<T>* data = grid_.data() + shape_.pad;
     const int fft_threads = threads_for(10.0 * shape_.cells() * batch_, nthreads_);
+    const double t_grid = t.lap_ms();
     fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, fft_threads, data);
     const int rest = cfg.ntransf % batch_;
     if (rest != 0)
       fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
+    const double t_fft = t.lap_ms();
     if (cfg.opts.debug > 0)
       std::fprintf(stderr,
-                   "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms\n",
-                   nthreads_, batch_, grid_bytes() / 1e6, cpu_isa_name(), t.lap_ms());
+                   "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms "
+                   "(deconvolution factors %.2f, grid %.2f, FFTW plans %.2f)\n",
+                   nthreads_, batch_, grid_bytes() / 1e6, cpu_isa_name(),
+                   t_deconv + t_grid + t_fft, t_deconv, t_grid, t_fft);
   }
 
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
@@ -116,7 +121,7 @@ class CpuEngine final : public Engine<T> {
   Method method() const override { return Method::Auto; }
   MemorySpace memory_space() const override { return MemorySpace::Host; }
   std::size_t memory_bytes() const override {
-    std::size_t b = grid_bytes() + pts_.bytes();
+    std::size_t b = grid_bytes() + pts_.bytes() + deconv_.bytes();
     for (const auto& s : scratch_) b += s.capacity() * sizeof(T);
     return b;
   }
