@@ -66,9 +66,11 @@ class CpuEngine final : public Engine<T> {
   }
 
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
-    check_points_host<T>(cfg_.dim, M, x, y, z);
+    // The coordinates' values are checked by the sort's first pass (no pass of its own).
+    check_point_arrays(cfg_.dim, M, x, y, z);
     Timer t;
-    sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_, pts_);
+    sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_,
+                   cfg_.opts.debug, pts_);
     if (cfg_.opts.debug > 0)
       std::fprintf(stderr,
                    "nufftmp cpu: set_points M = %lld: %.2f ms, %zu subproblems (max box %lld "
