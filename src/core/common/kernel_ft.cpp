@@ -133,30 +133,44 @@ KernelFourierSeries::KernelFourierSeries(const KernelFtQuadrature& q, std::int64
   }
 }
 
+namespace {
+
+// out[l] = the degree-P polynomial c (highest power first) at v = (first + l) * scale, for
+// l < n. P is a template parameter so that the Horner steps unroll and the loop over l
+// vectorises; l is 32-bit because vector int64 -> double conversions need AVX-512.
+template <int P>
+void horner_run(const double* c, double first, double scale, std::int32_t n, double* out) {
+  for (std::int32_t l = 0; l < n; ++l) {
+    const double v = (first + static_cast<double>(l)) * scale;
+    double acc = c[0];
+    for (int q = 1; q <= P; ++q) acc = acc * v + c[q];
+    out[l] = acc;
+  }
+}
+
+template <int P>
+void horner_dispatch(int degree, const double* c, double first, double scale, std::int32_t n,
+                     double* out) {
+  if constexpr (P > kMaxSeriesDegree) {
+    (void)degree, (void)c, (void)first, (void)scale, (void)n, (void)out;
+  } else if (degree == P) {
+    horner_run<P>(c, first, scale, n, out);
+  } else {
+    horner_dispatch<P + 1>(degree, c, first, scale, n, out);
+  }
+}
+
+}  // namespace
+
 void KernelFourierSeries::evaluate(std::int64_t k0, std::int64_t k1, double* out) const {
-  const int P = degree_;
-  constexpr int kLanes = 8;  // values evaluated together: the Horner loop runs over them
+  constexpr std::int64_t kRun = std::int64_t(1) << 30;  // 32-bit offsets within a run
   for (std::int64_t k = k0; k < k1;) {
-    const std::int64_t b = k / len_, end = std::min(k1, (b + 1) * len_);
-    const double* c = coef_.data() + b * (P + 1);
+    const std::int64_t b = k / len_;
+    const std::int64_t end = std::min({k1, (b + 1) * len_, k + kRun});
     const double centre = static_cast<double>(b * len_) + 0.5 * static_cast<double>(len_ - 1);
-    std::int64_t i = k;
-    for (; i + kLanes <= end; i += kLanes) {
-      double v[kLanes], acc[kLanes];
-      for (int l = 0; l < kLanes; ++l) {
-        v[l] = (static_cast<double>(i + l) - centre) * inv_half_;
-        acc[l] = c[0];
-      }
-      for (int n = 1; n <= P; ++n)
-        for (int l = 0; l < kLanes; ++l) acc[l] = acc[l] * v[l] + c[n];
-      for (int l = 0; l < kLanes; ++l) out[i + l - k0] = acc[l];
-    }
-    for (; i < end; ++i) {
-      const double v = (static_cast<double>(i) - centre) * inv_half_;
-      double acc = c[0];
-      for (int n = 1; n <= P; ++n) acc = acc * v + c[n];
-      out[i - k0] = acc;
-    }
+    horner_dispatch<1>(degree_, coef_.data() + b * (degree_ + 1),
+                       static_cast<double>(k) - centre, inv_half_,
+                       static_cast<std::int32_t>(end - k), out + (k - k0));
     k = end;
   }
 }
