@@ -239,6 +239,24 @@ TEST(CpuSetPoints, BoxOfBinsSkipsEmptyBins) {
   EXPECT_EQ(sp.extent[1], 14 - -2 + 4);
 }
 
+TEST(CpuDeconvolution, LongRowsSplitAcrossThreadsMatchTheDirectSum) {
+  // 1D rows of 4e4 modes are cut into parts for the threads; both mode orders, odd and even
+  // lengths, both types, 1 and 4 threads.
+  for (std::int64_t N : {40000, 40001})
+    for (int modeord : {0, 1})
+      for (int type : {1, 2})
+        for (int threads : {1, 4}) {
+          auto rng = make_rng(salt_of("long-rows") + N + 10 * modeord + 100 * type + threads);
+          Options o = cpu_options();
+          o.modeord = modeord;
+          o.nthreads = threads;
+          Plan<double> plan(type, {N}, 1, 1, 1e-9, o);
+          const auto pts = uniform_points<double>(1, 3000, rng);
+          EXPECT_LE(check_transform(plan, modeord, pts, rng, 400).rel_err, 1e-8)
+              << "N " << N << " modeord " << modeord << " type " << type << " threads " << threads;
+        }
+}
+
 TEST(CpuDeconvolution, AxisRunsCoverEveryModeOnce) {
   using namespace nufftmp::detail;
   for (std::int64_t N : {1, 2, 5, 8, 101})

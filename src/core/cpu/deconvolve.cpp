@@ -77,8 +77,9 @@ Deconvolver<T>::Deconvolver(const PlanConfig& cfg, std::int64_t row_, std::int64
 }
 
 template <typename T>
-void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>* f, int nvec,
-                                   int nthreads) const {
+template <bool kToModes>
+void Deconvolver<T>::move_modes(const std::complex<T>* from, std::complex<T>* to, int nvec,
+                                int nthreads) const {
   const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = row * nf[1] * nf[2];
   const std::int64_t rows = N[1] * N[2];
   const std::int64_t parts = x_parts(rows * nvec, N[0], nthreads);
@@ -91,49 +92,37 @@ void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>*
     const AxisMode m1 = axis_mode(r % N[1], N[1], nf[1], modeord);
     const AxisMode m2 = axis_mode(r / N[1], N[2], nf[2], modeord);
     const T fac = inv[1][m1.abs_k] * inv[2][m2.abs_k];
-    const std::complex<T>* src = grid + v * ncells + (m2.fine * nf[1] + m1.fine) * row + pad;
-    std::complex<T>* dst = f + v * nmodes + r * N[0];
+    const std::int64_t grid_row = v * ncells + (m2.fine * nf[1] + m1.fine) * row + pad;
+    const std::int64_t f_row = v * nmodes + r * N[0];
+    const std::complex<T>* src = from + (kToModes ? grid_row : f_row);
+    std::complex<T>* dst = to + (kToModes ? f_row : grid_row);
+    // o: the slice's first index in f, g: in the grid row, k: its first |k|.
     for_x_slices(runs[0], part, parts,
                  [&](std::int64_t o, std::int64_t g, std::int64_t k, std::int64_t n, bool neg) {
+                   const std::int64_t s0 = kToModes ? g : o, d0 = kToModes ? o : g;
                    if (neg)
-                     for (std::int64_t i = 0; i < n; ++i) dst[o + i] = src[g + i] * (fac * ix[k - i]);
+                     for (std::int64_t i = 0; i < n; ++i) dst[d0 + i] = src[s0 + i] * (fac * ix[k - i]);
                    else
-                     for (std::int64_t i = 0; i < n; ++i) dst[o + i] = src[g + i] * (fac * ix[k + i]);
+                     for (std::int64_t i = 0; i < n; ++i) dst[d0 + i] = src[s0 + i] * (fac * ix[k + i]);
                  });
   }
 }
 
 template <typename T>
+void Deconvolver<T>::grid_to_modes(const std::complex<T>* grid, std::complex<T>* f, int nvec,
+                                   int nthreads) const {
+  move_modes<true>(grid, f, nvec, nthreads);
+}
+
+template <typename T>
 void Deconvolver<T>::modes_to_grid(const std::complex<T>* f, std::complex<T>* grid, int nvec,
                                    int nthreads) const {
-  const std::int64_t nmodes = N[0] * N[1] * N[2], ncells = row * nf[1] * nf[2];
-  const std::int64_t rows = N[1] * N[2];
-  const std::int64_t parts = x_parts(rows * nvec, N[0], nthreads);
-  const std::int64_t tasks = nvec * rows * parts;
-  const T* ix = inv[0].data();
   T* g = reinterpret_cast<T*>(grid);
-  const std::int64_t nreal = 2 * ncells * nvec;
-#pragma omp parallel num_threads(threads_for(static_cast<double>(nreal), nthreads))
-  {
-#pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < nreal; ++i) g[i] = T(0);
-#pragma omp for schedule(static)
-    for (std::int64_t task = 0; task < tasks; ++task) {
-      const std::int64_t part = task % parts, r = (task / parts) % rows, v = task / (parts * rows);
-      const AxisMode m1 = axis_mode(r % N[1], N[1], nf[1], modeord);
-      const AxisMode m2 = axis_mode(r / N[1], N[2], nf[2], modeord);
-      const T fac = inv[1][m1.abs_k] * inv[2][m2.abs_k];
-      std::complex<T>* dst = grid + v * ncells + (m2.fine * nf[1] + m1.fine) * row + pad;
-      const std::complex<T>* src = f + v * nmodes + r * N[0];
-      for_x_slices(runs[0], part, parts,
-                   [&](std::int64_t o, std::int64_t gi, std::int64_t k, std::int64_t n, bool neg) {
-                     if (neg)
-                       for (std::int64_t i = 0; i < n; ++i) dst[gi + i] = src[o + i] * (fac * ix[k - i]);
-                     else
-                       for (std::int64_t i = 0; i < n; ++i) dst[gi + i] = src[o + i] * (fac * ix[k + i]);
-                   });
-    }
-  }
+  const std::int64_t nreal = 2 * row * nf[1] * nf[2] * nvec;
+#pragma omp parallel for num_threads(threads_for(static_cast<double>(nreal), nthreads)) \
+    schedule(static)
+  for (std::int64_t i = 0; i < nreal; ++i) g[i] = T(0);
+  move_modes<false>(f, grid, nvec, nthreads);
 }
 
 template struct Deconvolver<float>;

@@ -45,6 +45,11 @@ struct Deconvolver {
   void modes_to_grid(const std::complex<T>* f, std::complex<T>* grid, int nvec,
                      int nthreads) const;
   std::size_t bytes() const { return inv[0].bytes() + inv[1].bytes() + inv[2].bytes(); }
+
+ private:
+  // to = from's modes times the factors: grid -> f (kToModes) or f -> grid.
+  template <bool kToModes>
+  void move_modes(const std::complex<T>* from, std::complex<T>* to, int nvec, int nthreads) const;
 };
 
 }  // namespace nufftmp::detail::cpu
