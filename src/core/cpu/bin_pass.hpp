@@ -26,8 +26,8 @@ struct BinPass {
 // L1), int64 beyond.
 #define NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(ns)                                                    \
   namespace nufftmp::detail::cpu::ns {                                                         \
-  /* ++count[bin] for the points [j0, j1); returns how many coordinates are not in          */ \
-  /* [-3pi, 3pi) (the test of check_points_host).                                            */ \
+  /* ++count[bin] for the points [j0, j1); returns how many coordinates are not             */ \
+  /* in_fold_range (the test of check_points_host).                                          */ \
   template <typename T, typename Count>                                                        \
   std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count); \
   /* Point j of [j0, j1) goes to p = next[bin]++: g[p * dim + d] and perm[p] = j.            */ \

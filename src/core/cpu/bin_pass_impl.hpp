@@ -45,11 +45,11 @@ struct Lanes<double> {
 };
 
 // The points [j, j + n), n <= kBlock: bins in bin[i] and (when G) the coordinates in fine-grid
-// units in g[d][i]; returns how many coordinates are not in [-3pi, 3pi) (check_points_host's
-// test, NaN included). A short last group of lanes is padded with zeros, so every point takes
+// units in g[d][i]; returns how many coordinates are not in_fold_range (the test of
+// check_points_host, NaN included). A short last group of lanes is padded with zeros, so every point takes
 // the same arithmetic in both passes (pass 2 must find the bins pass 1 counted).
 //
-// The fold: x / 2pi + 2 lies in [0.5, 3.5) for legal x, so an integer cast is its floor (no
+// The fold: x / 2pi + 2 lies in about [0.5, 3.5] for legal x, so an integer cast is its floor (no
 // branches: they mispredicted half the time on random points). In double, so that a float x
 // scaled to a large grid keeps its cell fraction. The clamp keeps the casts defined for any
 // input (NaN -> 0); bad coordinates are reported before any result is used. g < nf <= 2^31 - 1
@@ -60,8 +60,7 @@ int bin_block(const BinPass<T>& a, std::int64_t j, int n, double (*g)[kBlock],
               std::uint32_t* bin) {
   using V = typename Lanes<T>::type;
   using Mask = typename Lanes<T>::mask;
-  const T lim = static_cast<T>(kFoldLimit);
-  const V lo = V{} - lim, hi = V{} + lim;
+  const V lo = V{} - fold_limit<T>(), hi = V{} + fold_limit<T>();
   // Scalars broadcast once (no function returns a vector: its ABI differs between the
   // instruction sets).
   const dvec zero = dvec{}, four = dvec{} + 4.0, two = dvec{} + 2.0;
@@ -85,7 +84,8 @@ int bin_block(const BinPass<T>& a, std::int64_t j, int n, double (*g)[kBlock],
         std::memcpy(pad, a.in[d] + j + i, static_cast<std::size_t>(n - i) * sizeof(T));
         std::memcpy(&x, pad, sizeof x);
       }
-      bad += ((x >= lo) & (x < hi)) + 1;  // masks are -1 where true: 0 where legal, 1 where not
+      // in_fold_range (common/checks.hpp); masks are -1 where true: 0 where legal, 1 where not
+      bad += ((x >= lo) & (x <= hi)) + 1;
       dvec t = __builtin_convertvector(x, dvec) * inv_two_pi + two;
       t = t > zero ? t : zero;
       t = t < four ? t : four;
