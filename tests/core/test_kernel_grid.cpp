@@ -144,6 +144,49 @@ TEST(Deconvolution, KernelFtAtAnyFrequencyMatchesTheSeries) {
   EXPECT_GT(mid, series[11]);
 }
 
+TEST(Deconvolution, SeriesEqualsTheQuadratureToRounding) {
+  // Small grids (high degree, short blocks) to the largest 1D grids (low degree, long blocks),
+  // every width: the piecewise Taylor evaluation equals the quadrature sum at every k to a few
+  // ulps of phihat(0), and a range gives the same values as the whole.
+  for (double tol : {1e-2, 1e-5, 1e-9, 1e-14})
+    for (double sigma : {2.0, 1.25})
+      for (std::int64_t N : {1, 2, 9, 64, 1000, 123456, 20000000}) {
+        const KernelSpec k = make_kernel(tol, sigma);
+        const std::int64_t nf = fine_grid_size(N, sigma, k.w), count = N / 2 + 1;
+        const KernelFtQuadrature q = kernel_ft_quadrature(k);
+        const KernelFourierSeries series(q, nf, count);
+        const auto idx = [&] {
+          std::vector<std::int64_t> v;
+          const std::int64_t step = std::max<std::int64_t>(1, count / 3000);
+          for (std::int64_t kk = 0; kk < count; kk += step) v.push_back(kk);
+          for (std::int64_t kk = std::max<std::int64_t>(0, count - 40); kk < count; ++kk) v.push_back(kk);
+          for (std::int64_t b = series.block_length(); b < count && v.size() < 9000; b += series.block_length())
+            for (std::int64_t kk : {b - 1, b}) v.push_back(kk);  // both sides of block edges
+          return v;
+        }();
+        const double phi0 = kernel_ft(q, 0.0);
+        double worst = 0;
+        for (std::int64_t kk : idx) {
+          double got;
+          series.evaluate(kk, kk + 1, &got);
+          worst = std::max(worst, std::abs(got - kernel_ft(q, 2 * M_PI * kk / nf)));
+        }
+        EXPECT_LE(worst, 2e-15 * phi0) << "tol " << tol << " sigma " << sigma << " N " << N
+                                       << " degree " << series.degree();
+        if (count <= 200000) {
+          std::vector<double> all(count), part(count);
+          series.evaluate(0, count, all.data());
+          const std::int64_t cut = count / 3;
+          series.evaluate(0, cut, part.data());
+          series.evaluate(cut, count, part.data() + cut);
+          EXPECT_EQ(all, part);
+          const auto vec = kernel_fourier_series(N, nf, k);
+          ASSERT_EQ(vec.size(), static_cast<size_t>(count));
+          EXPECT_EQ(vec, all);
+        }
+      }
+}
+
 TEST(Deconvolution, GaussLegendreIsExactForPolynomials) {
   for (int n : {1, 2, 5, 16, 40}) {
     std::vector<double> x, w;

@@ -31,14 +31,19 @@ void require_pointer(const void* ptr, std::int64_t count, const char* name) {
                     " elements expected)");
 }
 
-template <typename T>
-void check_points_host(int dim, std::int64_t M, const T* x, const T* y, const T* z) {
+void check_point_arrays(int dim, std::int64_t M, const void* x, const void* y, const void* z) {
   if (M < 0)
     throw Error(ErrorCode::InvalidArgument, "number of points M = " + std::to_string(M) + " < 0");
+  const void* coords[3] = {x, y, z};
+  for (int d = 0; d < dim; ++d) require_pointer(coords[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
+}
+
+template <typename T>
+void check_points_host(int dim, std::int64_t M, const T* x, const T* y, const T* z) {
+  check_point_arrays(dim, M, x, y, z);
   const T* coords[3] = {x, y, z};
   const char names[3] = {'x', 'y', 'z'};
   for (int d = 0; d < dim; ++d) {
-    require_pointer(coords[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
     const T* c = coords[d];
     // Branch-free scan first (vectorizes); locate the index only when something is wrong.
     // Count instead of a short-circuit && so the loop vectorizes (NaN fails both compares).

@@ -13,6 +13,10 @@ namespace nufftmp::detail {
 template <typename T>
 void check_points_host(int dim, std::int64_t M, const T* x, const T* y, const T* z);
 
+// The part of check_points_host that reads no coordinate: M >= 0 and the dim pointers non-null
+// (Error(InvalidArgument)). For callers that test the values in a pass of their own.
+void check_point_arrays(int dim, std::int64_t M, const void* x, const void* y, const void* z);
+
 // Message for a bad coordinate; shared so the CUDA engine reports it in the same words.
 std::string bad_point_message(char axis, std::int64_t index, double value);
 

@@ -44,14 +44,15 @@ class CpuEngine final : public Engine<T> {
         nthreads_(cfg.opts.nthreads > 0 ? cfg.opts.nthreads : omp_get_max_threads()),
         batch_(choose_batch(cfg, nthreads_)),
         ker_(cfg.kernel, cfg.opts.kernel_eval),
-        shape_(make_shape(cfg)),
-        deconv_(cfg.opts.spread_interp_only ? Deconvolver<T>()
-                                            : Deconvolver<T>(cfg, shape_.row, shape_.pad)) {
+        shape_(make_shape(cfg)) {
     Timer t;
     // spread_interp_only: type 1 spreads straight into the modes, type 2 interpolates from a
     // ghosted copy of them; neither transforms.
     const bool direct = cfg.opts.spread_interp_only;
+    if (!direct) deconv_ = Deconvolver<T>(cfg, shape_.row, shape_.pad, nthreads_);
+    const double t_deconv = t.lap_ms();
     if (!direct || cfg.type == 2) grid_ = GridBuffer<T>(shape_.cells() * batch_);
+    const double t_grid = t.lap_ms();
     if (!direct) {
       std::complex<T>* data = grid_.data() + shape_.pad;
       const int fft_threads = threads_for(10.0 * shape_.cells() * batch_, nthreads_);
@@ -62,16 +63,21 @@ class CpuEngine final : public Engine<T> {
         fft_rest_ =
             FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
     }
+    const double t_fft = t.lap_ms();
     if (cfg.opts.debug > 0)
       std::fprintf(stderr,
-                   "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms\n",
-                   nthreads_, batch_, grid_bytes() / 1e6, cpu_isa_name(), t.lap_ms());
+                   "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms "
+                   "(deconvolution factors %.2f, grid %.2f, FFTW plans %.2f)\n",
+                   nthreads_, batch_, grid_bytes() / 1e6, cpu_isa_name(),
+                   t_deconv + t_grid + t_fft, t_deconv, t_grid, t_fft);
   }
 
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
-    check_points_host<T>(cfg_.dim, M, x, y, z);
+    // The coordinates' values are checked by the sort's first pass (no pass of its own).
+    check_point_arrays(cfg_.dim, M, x, y, z);
     Timer t;
-    sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_, pts_);
+    sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_,
+                   cfg_.opts.debug, pts_);
     if (cfg_.opts.debug > 0)
       std::fprintf(stderr,
                    "nufftmp cpu: set_points M = %lld: %.2f ms, %zu subproblems (max box %lld "
@@ -132,7 +138,7 @@ class CpuEngine final : public Engine<T> {
   Method method() const override { return Method::Auto; }
   MemorySpace memory_space() const override { return MemorySpace::Host; }
   std::size_t memory_bytes() const override {
-    std::size_t b = grid_bytes() + pts_.bytes();
+    std::size_t b = grid_bytes() + pts_.bytes() + deconv_.bytes();
     for (const auto& s : scratch_) b += s.capacity() * sizeof(T);
     return b;
   }

@@ -1,7 +1,12 @@
 #include "cpu/fft_plan.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "cpu/fftw_traits.hpp"
 #include "nufftmp/errors.hpp"
@@ -61,11 +66,102 @@ GridBuffer<T>& GridBuffer<T>::operator=(GridBuffer&& o) noexcept {
   return *this;
 }
 
+// The FFTW plan of either precision (plans are pointers in both), destroyed under the lock.
+struct FftwPlanHandle {
+  void* plan = nullptr;
+  bool single = false;
+  FftwPlanHandle(void* p, bool is_float) : plan(p), single(is_float) {}
+  FftwPlanHandle(const FftwPlanHandle&) = delete;
+  FftwPlanHandle& operator=(const FftwPlanHandle&) = delete;
+  ~FftwPlanHandle() {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    if (single)
+      Fftw<float>::destroy(static_cast<Fftw<float>::plan_t>(plan));
+    else
+      Fftw<double>::destroy(static_cast<Fftw<double>::plan_t>(plan));
+  }
+};
+
+namespace {
+
+// Everything that makes two FFTW plans interchangeable under new-array execute.
+struct PlanKey {
+  int elem_bytes, rank, howmany, dist, sign, nthreads, alignment;
+  int n[3], embed[3];
+  bool operator==(const PlanKey& o) const {
+    return elem_bytes == o.elem_bytes && rank == o.rank && howmany == o.howmany &&
+           dist == o.dist && sign == o.sign && nthreads == o.nthreads &&
+           alignment == o.alignment && std::equal(n, n + 3, o.n) &&
+           std::equal(embed, embed + 3, o.embed);
+  }
+};
+
+double retained_budget_bytes() {
+  static const double budget = [] {
+    const char* env = std::getenv("NUFFTMP_FFTW_CACHE_MB");
+    const double mb = env != nullptr ? std::atof(env) : 256.0;
+    return (mb > 0 ? mb : 0.0) * 1e6;
+  }();
+  return budget;
+}
+
+// Guarded by planner_mutex().
+struct PlanCache {
+  struct Entry {
+    PlanKey key;
+    std::shared_ptr<const FftwPlanHandle> plan;
+    double bytes;  // the grids' size: what its twiddles are bounded by, roughly
+    std::uint64_t last_use;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t clock = 0;
+
+  // Drops the least recently used entries that no FftPlan holds while those exceed the
+  // budget; what it drops goes to `out` (destroyed by the caller, after the lock).
+  void trim(std::vector<std::shared_ptr<const FftwPlanHandle>>& out) {
+    for (;;) {
+      double idle = 0;
+      std::size_t oldest = entries.size();
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        if (entries[i].plan.use_count() == 1) {
+          idle += entries[i].bytes;
+          if (oldest == entries.size() || entries[i].last_use < entries[oldest].last_use)
+            oldest = i;
+        }
+      if (oldest == entries.size() || idle <= retained_budget_bytes()) return;
+      out.push_back(std::move(entries[oldest].plan));
+      entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(oldest));
+    }
+  }
+};
+
+PlanCache& plan_cache() {
+  static PlanCache* cache = new PlanCache;  // never destroyed: plans may outlive main's statics
+  return *cache;
+}
+
+void trim_plan_cache() {
+  std::vector<std::shared_ptr<const FftwPlanHandle>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    plan_cache().trim(dropped);
+  }
+}  // dropped plans destroyed here, each taking the lock
+
+}  // namespace
+
+std::size_t fftw_plans_cached() {
+  std::lock_guard<std::mutex> lock(planner_mutex());
+  return plan_cache().entries.size();
+}
+
 template <typename T>
 FftPlan<T>::FftPlan(int dim, const std::int64_t nf[3], std::int64_t row, int howmany,
-                    int isign, int nthreads, std::complex<T>* data) {
+                    int isign, int nthreads, std::complex<T>* data)
+    : data_(data) {
   init_threads_once<T>();
-  int n[3], embed[3];
+  PlanKey key{static_cast<int>(sizeof(T)), dim, howmany, 0, isign > 0 ? FFTW_BACKWARD : FFTW_FORWARD,
+              nthreads, Fftw<T>::alignment_of(data), {0, 0, 0}, {0, 0, 0}};
   std::int64_t total = row;  // cells per grid, ghosts included
   for (int d = 0; d < dim; ++d) {
     // FFTW counts in int: row-major, so the slowest axis comes first.
@@ -73,33 +169,46 @@ FftPlan<T>::FftPlan(int dim, const std::int64_t nf[3], std::int64_t row, int how
       throw Error(ErrorCode::InvalidArgument,
                   "fine grid axis " + std::to_string(d) + " of " + std::to_string(nf[d]) +
                       " cells exceeds what FFTW can plan");
-    n[dim - 1 - d] = static_cast<int>(nf[d]);
-    embed[dim - 1 - d] = static_cast<int>(d == 0 ? row : nf[d]);
+    key.n[dim - 1 - d] = static_cast<int>(nf[d]);
+    key.embed[dim - 1 - d] = static_cast<int>(d == 0 ? row : nf[d]);
     if (d > 0) total *= nf[d];
   }
   if (total > 2147483647)
     throw Error(ErrorCode::InvalidArgument,
                 "fine grid of " + std::to_string(total) + " cells exceeds FFTW's int distance");
-  auto* buf = reinterpret_cast<typename Fftw<T>::complex_t*>(data);
+  key.dist = static_cast<int>(total);
   std::lock_guard<std::mutex> lock(planner_mutex());
+  PlanCache& cache = plan_cache();
+  for (auto& e : cache.entries)
+    if (e.key == key) {
+      e.last_use = ++cache.clock;
+      plan_ = e.plan;
+      return;
+    }
+  auto* buf = reinterpret_cast<typename Fftw<T>::complex_t*>(data);
   Fftw<T>::plan_with_nthreads(nthreads);
-  auto p = Fftw<T>::plan_many(dim, n, embed, howmany, buf, static_cast<int>(total), buf,
-                              static_cast<int>(total), isign > 0 ? FFTW_BACKWARD : FFTW_FORWARD,
-                              FFTW_ESTIMATE);
+  auto p = Fftw<T>::plan_many(dim, key.n, key.embed, howmany, buf, key.dist, buf, key.dist,
+                              key.sign, FFTW_ESTIMATE);
   if (p == nullptr)
     throw Error(ErrorCode::FftwFailure, "fftw_plan_many_dft returned no plan (grid " +
                                             std::to_string(total) + " cells x " +
                                             std::to_string(howmany) + ")");
-  plan_ = reinterpret_cast<void*>(p);
+  // The handle's destructor takes the lock: build it now, but never drop it while locked.
+  auto handle = std::make_shared<const FftwPlanHandle>(reinterpret_cast<void*>(p),
+                                                       std::is_same_v<T, float>);
+  plan_ = handle;
+  cache.entries.push_back({key, std::move(handle),
+                           static_cast<double>(total) * howmany * sizeof(std::complex<T>),
+                           ++cache.clock});
 }
 
 template <typename T>
 void FftPlan<T>::reset() {
   if (plan_) {
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    Fftw<T>::destroy(reinterpret_cast<typename Fftw<T>::plan_t>(plan_));
-    plan_ = nullptr;
+    plan_.reset();  // the cache still holds it: never the last reference here
+    trim_plan_cache();
   }
+  data_ = nullptr;
 }
 
 template <typename T>
@@ -111,15 +220,16 @@ template <typename T>
 FftPlan<T>& FftPlan<T>::operator=(FftPlan&& o) noexcept {
   if (this != &o) {
     reset();
-    plan_ = o.plan_;
-    o.plan_ = nullptr;
+    plan_ = std::move(o.plan_);
+    data_ = std::exchange(o.data_, nullptr);
   }
   return *this;
 }
 
 template <typename T>
 void FftPlan<T>::execute() const {
-  Fftw<T>::execute(reinterpret_cast<typename Fftw<T>::plan_t>(plan_));
+  auto* buf = reinterpret_cast<typename Fftw<T>::complex_t*>(data_);
+  Fftw<T>::execute_dft(static_cast<typename Fftw<T>::plan_t>(plan_->plan), buf, buf);
 }
 
 template class GridBuffer<float>;

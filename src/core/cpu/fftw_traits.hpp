@@ -19,6 +19,8 @@ template <> struct Fftw<double> {
                               sign, flags);
   }
   static void execute(plan_t p) { fftw_execute(p); }
+  static void execute_dft(plan_t p, complex_t* in, complex_t* out) { fftw_execute_dft(p, in, out); }
+  static int alignment_of(void* p) { return fftw_alignment_of(static_cast<double*>(p)); }
   static void destroy(plan_t p) { fftw_destroy_plan(p); }
   static void* malloc(size_t bytes) { return fftw_malloc(bytes); }
   static void free(void* p) { fftw_free(p); }
@@ -36,6 +38,8 @@ template <> struct Fftw<float> {
                                sign, flags);
   }
   static void execute(plan_t p) { fftwf_execute(p); }
+  static void execute_dft(plan_t p, complex_t* in, complex_t* out) { fftwf_execute_dft(p, in, out); }
+  static int alignment_of(void* p) { return fftwf_alignment_of(static_cast<float*>(p)); }
   static void destroy(plan_t p) { fftwf_destroy_plan(p); }
   static void* malloc(size_t bytes) { return fftwf_malloc(bytes); }
   static void free(void* p) { fftwf_free(p); }

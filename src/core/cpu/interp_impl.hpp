@@ -54,7 +54,7 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
     std::int64_t i0[3] = {0, 0, 0};
     T x1[D];
     for (int d = 0; d < D; ++d) {
-      const double g = pts.g[d][j];
+      const double g = pts.template point<D>(j)[d];
       i0[d] = first_cell(g, W);
       x1[d] = static_cast<T>(static_cast<double>(i0[d]) - g);
     }

@@ -1,5 +1,6 @@
-// The spreading and interpolation loops compiled for the generic instruction set (see
-// CMakeLists.txt for its flags and spread_interp.cpp for the run-time choice).
+// The spreading, interpolation and bin-sort loops compiled for the generic instruction set (see
+// CMakeLists.txt for its flags and isa.hpp for the run-time choice).
 #define NUFFTMP_CPU_ISA generic
+#include "cpu/bin_pass_impl.hpp"
 #include "cpu/interp_impl.hpp"
 #include "cpu/spread_impl.hpp"

@@ -3,9 +3,15 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <new>
 #include <string>
 
+#include "common/checks.hpp"
+#include "cpu/bin_pass.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/kernel_eval.hpp"
 #include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
@@ -14,133 +20,158 @@ namespace nufftmp::detail::cpu {
 
 namespace {
 
-// Bin shapes in fine cells, as powers of two (log2 here): long in x (the contiguous axis) so
-// that a subproblem's box is a few cache lines wide; small in y/z so that consecutive bins stay
-// close in space.
+// Bin shapes (log2 of the cells per axis) before make_bin_layout's cap.
 constexpr int kLogBinSize[3][3] = {{8, 0, 0}, {5, 3, 0}, {4, 2, 2}};
 // Points per subproblem: enough to amortize zeroing and adding back its box, few enough to
 // keep the box in cache and give every thread several subproblems.
 constexpr std::int64_t kMaxSubproblemPoints = 10000;
 
-// fold_rescale (common/grid.hpp) without its branches, which mispredict half the time on
-// random points and made folding the largest cost of set_points: x / 2pi + 2 lies in
-// [0.5, 3.5) for legal x, so an integer cast is its floor. In double, so that a float x scaled
-// to a large grid keeps its cell fraction.
-template <typename T>
-inline double fold_to_grid(T x, std::int64_t nf) {
-  constexpr double inv_two_pi = 0.159154943091895335768883763372514;
-  double t = static_cast<double>(x) * inv_two_pi + 2.0;
-  t -= static_cast<double>(static_cast<std::int64_t>(t));
-  const double g = t * static_cast<double>(nf);
-  return g < static_cast<double>(nf) ? g : 0.0;  // rounding landed on nf: the same point as 0
+// Times of the phases, printed on one line at debug >= 2.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(bool on) : on_(on) {}
+  void lap(const char* name) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    n_ += std::snprintf(buf_ + n_, sizeof buf_ - n_, " %s %.2f", name,
+                        std::chrono::duration<double, std::milli>(now - t_).count());
+    if (n_ > static_cast<int>(sizeof buf_)) n_ = sizeof buf_;
+    t_ = now;
+  }
+  void print(std::int64_t M) const {
+    if (on_) std::fprintf(stderr, "nufftmp cpu: sort_points M = %lld, ms:%s\n",
+                          static_cast<long long>(M), buf_);
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+  char buf_[256] = {0};
+  int n_ = 0;
+};
+
+// The passes of the instruction set in use.
+template <typename T, typename Count>
+std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count) {
+  switch (cpu_isa()) {
+#if defined(NUFFTMP_CPU_X86_VARIANTS)
+    case Isa::Avx512: return avx512::count_bins(a, j0, j1, count);
+    case Isa::Avx2: return avx2::count_bins(a, j0, j1, count);
+#endif
+    default: return generic::count_bins(a, j0, j1, count);
+  }
+}
+template <typename T, typename Count>
+void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,
+                  double* g, std::int64_t* perm) {
+  switch (cpu_isa()) {
+#if defined(NUFFTMP_CPU_X86_VARIANTS)
+    case Isa::Avx512: avx512::place_points(a, j0, j1, next, g, perm); break;
+    case Isa::Avx2: avx2::place_points(a, j0, j1, next, g, perm); break;
+#endif
+    default: generic::place_points(a, j0, j1, next, g, perm); break;
+  }
 }
 
-}  // namespace
-
-template <typename T>
-void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
-                 const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
-                 SortedPoints<T>& out) {
-  const T* in[3] = {x, y, z};
-  out.M = 0;
-  out.subproblems.clear();
-  out.max_subproblem_cells = 0;
-  out.max_subproblem_points = 0;
+// The counting sort of the points into the bins of `pass` (one bin: the user's order, which
+// still folds, checks and copies them in parallel).
+template <typename T, typename Count>
+void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, int nthreads,
+                   std::vector<Count>& counts, PhaseTimer& timer, SortedPoints<T>& out) {
+  const int D = pass.dim;
+  // The points are split into nchunks fixed ranges, each with its own row of counters, which
+  // become its private write offsets: a stable sort with no atomics however the points
+  // cluster. Threads take chunks round-robin, so a team smaller than asked for still works.
+  const int nchunks = nthreads;
   try {
-    // Reuse the arrays of the previous points when they are large enough (no page faults on
-    // re-set), but give back memory when the new set is much smaller.
-    auto fit = [](auto& v, std::int64_t n) {
-      if (v.capacity() > 2 * static_cast<size_t>(n) + 1024) {
-        v.clear();
-        v.shrink_to_fit();
-      }
-      v.resize(static_cast<size_t>(n));
-    };
-    for (int d = 0; d < 3; ++d) fit(out.g[d], d < dim ? M : 0);
-    fit(out.perm, M);
+    counts.assign(static_cast<size_t>(nbins * nchunks), 0);
+    out.bin_start.resize(static_cast<size_t>(nbins + 1));
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::OutOfMemory,
-                "set_points: cannot allocate sorted copies of " + std::to_string(M) + " points (" +
-                    std::to_string(M * (dim * sizeof(double) + sizeof(std::int64_t)) / 1e9) + " GB)");
+    throw Error(ErrorCode::OutOfMemory, "set_points: cannot allocate the bin sort's " +
+                                            std::to_string(nbins) + " bins x " +
+                                            std::to_string(nchunks) + " chunks");
   }
-  if (M == 0) return;
-  // The subproblems are cut for the engine's threads; the sort itself may use fewer.
+  timer.lap("counters");
+  auto chunk_begin = [&](int c) { return M * c / nchunks; };
+  std::int64_t bad = 0;
+  Count* cnt = counts.data();
+#pragma omp parallel num_threads(nthreads) reduction(+ : bad)
+  for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads())
+    bad += count_bins(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins);
+  timer.lap("count");
+  // Bad coordinates: the check's own scan names the first one (nothing has been written yet,
+  // so the previous points stay valid).
+  if (bad != 0) {
+    check_points_host<T>(D, M, pass.in[0], pass.in[1], pass.in[2]);
+    throw Error(ErrorCode::Internal, "set_points: a coordinate failed the fold check");
+  }
+  // Offsets: bin by bin, chunk by chunk (the sort is stable).
+  std::int64_t offset = 0;
+  for (std::int64_t b = 0; b < nbins; ++b) {
+    out.bin_start[b] = offset;
+    for (int c = 0; c < nchunks; ++c) {
+      const std::int64_t n = static_cast<std::int64_t>(cnt[c * nbins + b]);
+      cnt[c * nbins + b] = static_cast<Count>(offset);
+      offset += n;
+    }
+  }
+  out.bin_start[nbins] = offset;
+  // Only now may the previous points go: the arrays grow (discarding them) or are reused.
+  out.M = 0;
+  out.g.ensure(M * D, "set_points (sorted coordinates)");
+  out.perm.ensure(M, "set_points (sort permutation)");
+  timer.lap("offsets");
+  double* g = out.g.data();
+  std::int64_t* perm = out.perm.data();
+#pragma omp parallel num_threads(nthreads)
+  for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads())
+    place_points(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, g, perm);
+  timer.lap("place");
+}
+
+template <int D, typename T>
+void box_of_points(const SortedPoints<T>& pts, int w, Subproblem& sp) {
+  for (int d = 0; d < D; ++d) {
+    // first_cell is nondecreasing in g: the box follows from the extreme coordinates.
+    const double* g = pts.g.data() + d;
+    double gmin = g[sp.begin * D], gmax = gmin;
+    for (std::int64_t j = sp.begin + 1; j < sp.end; ++j) {
+      gmin = g[j * D] < gmin ? g[j * D] : gmin;
+      gmax = g[j * D] > gmax ? g[j * D] : gmax;
+    }
+    sp.lo[d] = generic::first_cell(gmin, w);
+    sp.extent[d] = generic::first_cell(gmax, w) - sp.lo[d] + w;
+  }
+}
+
+template <int D, typename T>
+void sort_dim(std::int64_t M, const T* x, const T* y, const T* z,
+              const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads, int debug,
+              SortedPoints<T>& out) {
+  PhaseTimer timer(debug >= 2);
+  // Below a few hundred thousand operations one thread is faster (threads.hpp).
   const int sort_threads = threads_for(20.0 * M, nthreads);
-
-  const int* lbs = kLogBinSize[dim - 1];
-  std::int64_t nbins[3] = {1, 1, 1};
-  for (int d = 0; d < dim; ++d) nbins[d] = ((nf[d] - 1) >> lbs[d]) + 1;
-  const std::int64_t total_bins = nbins[0] * nbins[1] * nbins[2];
-
-  if (!sort) {
-#pragma omp parallel for num_threads(sort_threads) schedule(static)
-    for (std::int64_t j = 0; j < M; ++j) {
-      out.perm[j] = j;
-      for (int d = 0; d < dim; ++d) out.g[d][j] = fold_to_grid(in[d][j], nf[d]);
-    }
-  } else {
-    std::vector<std::int64_t> bin, counts;
-    try {
-      bin.resize(static_cast<size_t>(M));
-      counts.assign(static_cast<size_t>(total_bins * sort_threads), 0);
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::OutOfMemory, "set_points: cannot allocate the bin sort's " +
-                                              std::to_string(total_bins) + " bins x " +
-                                              std::to_string(sort_threads) + " threads");
-    }
-    // One parallel region: the same static split of the points in both passes, so each
-    // thread's private counters become its private write offsets (a stable sort, no atomics,
-    // however the points cluster).
-#pragma omp parallel num_threads(sort_threads)
-    {
-      const int nt = omp_get_num_threads();
-      const int t = omp_get_thread_num();
-      const std::int64_t j0 = M * t / nt, j1 = M * (t + 1) / nt;
-      std::int64_t* cnt = counts.data() + t * total_bins;
-      for (std::int64_t j = j0; j < j1; ++j) {
-        std::int64_t b = 0;
-        for (int d = dim - 1; d >= 0; --d) {
-          const double g = fold_to_grid(in[d][j], nf[d]);
-          const std::int64_t bd = std::min(static_cast<std::int64_t>(g) >> lbs[d], nbins[d] - 1);
-          b = b * nbins[d] + bd;
-        }
-        bin[j] = b;
-        ++cnt[b];
-      }
-#pragma omp barrier
-#pragma omp single
-      {
-        std::int64_t offset = 0;
-        for (std::int64_t b = 0; b < total_bins; ++b)
-          for (int tt = 0; tt < nt; ++tt) {
-            const std::int64_t c = counts[tt * total_bins + b];
-            counts[tt * total_bins + b] = offset;
-            offset += c;
-          }
-      }  // implicit barrier
-      for (std::int64_t j = j0; j < j1; ++j) out.perm[cnt[bin[j]]++] = j;
-#pragma omp barrier
-      // The coordinates follow the permutation in a separate pass: sequential writes and
-      // independent random reads, where scattering them with perm (one write stream per bin
-      // and axis) took 1.4x as long.
-      // Prefetching a few dozen points ahead keeps more of the random reads in flight than
-      // the out-of-order window alone.
-      constexpr std::int64_t kAhead = 32;
-#pragma omp for schedule(static)
-      for (std::int64_t pos = 0; pos < M; ++pos) {
-        if (pos + kAhead < M) {
-          const std::int64_t ja = out.perm[pos + kAhead];
-          for (int d = 0; d < dim; ++d) __builtin_prefetch(in[d] + ja);
-        }
-        const std::int64_t j = out.perm[pos];
-        for (int d = 0; d < dim; ++d) out.g[d][pos] = fold_to_grid(in[d][j], nf[d]);
-      }
-    }
+  const BinLayout bins = make_bin_layout(D, nf);
+  // Unsorted: a single bin (every bin number 0).
+  BinPass<T> pass;
+  pass.dim = D;
+  double stride = 1;
+  for (int d = 0; d < D; ++d) {
+    pass.in[d] = d == 0 ? x : d == 1 ? y : z;
+    pass.nf[d] = static_cast<double>(nf[d]);
+    pass.inv_size[d] = sort ? std::ldexp(1.0, -bins.log_size[d]) : 0.0;
+    pass.top[d] = sort ? static_cast<double>(bins.count[d] - 1) : 0.0;
+    pass.stride[d] = stride;
+    stride *= static_cast<double>(bins.count[d]);
   }
+  const std::int64_t nbins = sort ? bins.total() : 1;
+  if (M < (std::int64_t(1) << 32))
+    counting_sort(M, pass, nbins, sort_threads, out.counts32, timer, out);
+  else
+    counting_sort(M, pass, nbins, sort_threads, out.counts64, timer, out);
 
-  // Subproblems: runs of consecutive sorted points, each with its bounding box of cells.
-  // Unsorted points spread over the whole grid whatever the run length, so each box is about
-  // the grid: then one run per thread, not one per kMaxSubproblemPoints.
+  // Subproblems: runs of consecutive sorted points, cut for the engine's threads. Unsorted
+  // points spread over the whole grid whatever the run length: then one run per thread.
   const std::int64_t per = std::max<std::int64_t>(
       1, sort ? std::min<std::int64_t>(kMaxSubproblemPoints, (M + nthreads - 1) / nthreads)
               : (M + nthreads - 1) / nthreads);
@@ -151,42 +182,108 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
     throw Error(ErrorCode::OutOfMemory,
                 "set_points: cannot allocate " + std::to_string(nsub) + " subproblems");
   }
+  const std::int64_t* starts = out.bin_start.data();
+  const std::int64_t* starts_end = starts + nbins + 1;
   std::int64_t max_cells = 0;
-#pragma omp parallel for num_threads(sort_threads) schedule(static) reduction(max : max_cells)
+#pragma omp parallel for num_threads(threads_for(1000.0 * nsub, nthreads)) schedule(static) \
+    reduction(max : max_cells)
   for (std::int64_t s = 0; s < nsub; ++s) {
     Subproblem& sp = out.subproblems[s];
     sp.begin = s * per;
     sp.end = std::min(M, sp.begin + per);
-    for (int d = 0; d < 3; ++d) {
-      if (d >= dim) {
-        sp.lo[d] = 0;
-        sp.extent[d] = 1;
-        continue;
-      }
-      // first_cell is nondecreasing in g: the box follows from the extreme coordinates
-      // (a min/max loop that vectorizes).
-      const double* g = out.g[d].data();
-      double gmin = g[sp.begin], gmax = gmin;
-      for (std::int64_t j = sp.begin + 1; j < sp.end; ++j) {
-        gmin = g[j] < gmin ? g[j] : gmin;
-        gmax = g[j] > gmax ? g[j] : gmax;
-      }
-      const std::int64_t lo = generic::first_cell(gmin, w), hi = generic::first_cell(gmax, w);
-      sp.lo[d] = lo;
-      sp.extent[d] = hi - lo + w;
+    for (int d = D; d < 3; ++d) {
+      sp.lo[d] = 0;
+      sp.extent[d] = 1;
+    }
+    if (sort) {
+      // The bins holding the first and the last point: the last bin starting at or before it
+      // (empty bins share their start with the next nonempty one).
+      const std::int64_t b0 = std::upper_bound(starts, starts_end, sp.begin) - starts - 1;
+      const std::int64_t b1 = std::upper_bound(starts, starts_end, sp.end - 1) - starts - 1;
+      box_of_bins(bins, nf, w, starts, b0, b1, sp);
+    } else {
+      box_of_points<D>(out, w, sp);
     }
     max_cells = std::max(max_cells, sp.cells());
   }
   out.max_subproblem_cells = max_cells;
   out.max_subproblem_points = per;
+  out.dim = D;
   out.M = M;  // only now: a failure above leaves no half-sorted points behind
+  timer.lap("subproblems");
+  timer.print(M);
+}
+
+}  // namespace
+
+BinLayout make_bin_layout(int dim, const std::array<std::int64_t, 3>& nf) {
+  BinLayout b;
+  b.dim = dim;
+  for (int d = 0; d < 3; ++d) b.log_size[d] = d < dim ? kLogBinSize[dim - 1][d] : 0;
+  auto count = [&] {
+    for (int d = 0; d < 3; ++d)
+      b.count[d] = d < dim ? ((nf[d] - 1) >> b.log_size[d]) + 1 : 1;
+  };
+  count();
+  while (b.total() > kMaxBins && (std::int64_t(1) << b.log_size[0]) < nf[0]) {
+    ++b.log_size[0];
+    count();
+  }
+  return b;
+}
+
+void box_of_bins(const BinLayout& bins, const std::array<std::int64_t, 3>& nf, int w,
+                 const std::int64_t* bin_start, std::int64_t b0, std::int64_t b1,
+                 Subproblem& sp) {
+  std::int64_t lo[3] = {bins.count[0], bins.count[1], bins.count[2]}, hi[3] = {-1, -1, -1};
+  const std::int64_t nx = bins.count[0], ny = bins.count[1];
+  for (std::int64_t b = b0; b <= b1; ++b) {
+    if (bin_start[b + 1] == bin_start[b]) continue;
+    const std::int64_t c[3] = {b % nx, (b / nx) % ny, b / (nx * ny)};
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::min(lo[d], c[d]);
+      hi[d] = std::max(hi[d], c[d]);
+    }
+  }
+  for (int d = 0; d < bins.dim; ++d) {
+    if (hi[d] < lo[d]) {  // no point: an empty box
+      sp.lo[d] = 0;
+      sp.extent[d] = 0;
+      continue;
+    }
+    // Coordinates in [lo 2^s, min((hi + 1) 2^s, nf)); first_cell is nondecreasing, so the
+    // upper end (excluded, at most one cell too many) bounds the last first cell.
+    const double g0 = static_cast<double>(lo[d] << bins.log_size[d]);
+    const double g1 = static_cast<double>(std::min((hi[d] + 1) << bins.log_size[d], nf[d]));
+    sp.lo[d] = generic::first_cell(g0, w);
+    sp.extent[d] = generic::first_cell(g1, w) - sp.lo[d] + w;
+  }
+}
+
+template <typename T>
+void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
+                 const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
+                 int debug, SortedPoints<T>& out) {
+  if (M == 0) {
+    out.M = 0;
+    out.dim = dim;
+    out.subproblems.clear();
+    out.max_subproblem_cells = 0;
+    out.max_subproblem_points = 0;
+    return;
+  }
+  switch (dim) {
+    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, out); break;
+    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, out); break;
+    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, out); break;
+  }
 }
 
 template void sort_points<float>(int, std::int64_t, const float*, const float*, const float*,
-                                 const std::array<std::int64_t, 3>&, int, bool, int,
+                                 const std::array<std::int64_t, 3>&, int, bool, int, int,
                                  SortedPoints<float>&);
 template void sort_points<double>(int, std::int64_t, const double*, const double*,
                                   const double*, const std::array<std::int64_t, 3>&, int, bool,
-                                  int, SortedPoints<double>&);
+                                  int, int, SortedPoints<double>&);
 
 }  // namespace nufftmp::detail::cpu

@@ -1,11 +1,18 @@
 // Points as the CPU engine keeps them after set_points: folded into fine-grid units, bin-sorted
-// (counting sort, OpenMP) with the permutation back to the user's order, and cut into
-// subproblems (runs of consecutive sorted points) whose bounding boxes are known up front.
+// with the permutation back to the user's order, and cut into subproblems (runs of consecutive
+// sorted points) whose bounding boxes are known up front.
+//
+// The sort is a two-pass counting sort over the user's arrays (OpenMP): pass 1 folds every
+// point, checks it and counts it into its bin; pass 2 folds it again and writes it straight to
+// its bin's next free slot. Nothing else reads or writes per-point memory: no bin index array,
+// no gather through the permutation, no pass for the boxes (they follow from the bins).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
+
+#include "cpu/host_array.hpp"
 
 namespace nufftmp::detail::cpu {
 
@@ -16,31 +23,68 @@ struct Subproblem {
   std::int64_t cells() const { return extent[0] * extent[1] * extent[2]; }
 };
 
+// Bins: boxes of 2^log_size[d] fine cells along axis d (the last bin of an axis may be cut
+// short by the grid), numbered x fastest.
+struct BinLayout {
+  int dim = 1;
+  std::array<int, 3> log_size{0, 0, 0};
+  std::array<std::int64_t, 3> count{1, 1, 1};
+  std::int64_t total() const { return count[0] * count[1] * count[2]; }
+};
+
+// The bins for a fine grid nf: long in x (the contiguous axis) so that a subproblem's box is
+// a few cache lines wide, small in y/z so that consecutive bins stay close in space; on grids
+// with more than kMaxBins of those (large 1D and 2D grids) the x length doubles until they fit,
+// so that pass 2's write positions (two cache lines per bin) stay in L2.
+BinLayout make_bin_layout(int dim, const std::array<std::int64_t, 3>& nf);
+constexpr std::int64_t kMaxBins = std::int64_t(1) << 14;
+
+// lo/extent of a box covering every cell that a kernel of width w centred anywhere in the
+// nonempty bins among b0..b1 can touch (bin_start: first sorted point of each bin, and M at
+// the end); exact at the granularity of bins.
+void box_of_bins(const BinLayout& bins, const std::array<std::int64_t, 3>& nf, int w,
+                 const std::int64_t* bin_start, std::int64_t b0, std::int64_t b1,
+                 Subproblem& sp);
+
 template <typename T>
 struct SortedPoints {
+  int dim = 1;
   std::int64_t M = 0;
-  // Coordinates in fine-grid units [0, nf), sorted order. Double for either precision: a float
-  // holds 24 bits, so on a grid of 2^20 cells only 4 would be left for the position within a
-  // cell (errors grew like nf * eps); the kernel argument i0 - g is formed in double, then cast.
-  std::array<std::vector<double>, 3> g;
-  std::vector<std::int64_t> perm;   // sorted position -> user index
+  // Coordinates in fine-grid units [0, nf), sorted order, point by point: g[j * dim + d].
+  // Double for either precision: a float holds 24 bits, so on a grid of 2^20 cells only 4
+  // would be left for the position within a cell (errors grew like nf * eps); the kernel
+  // argument i0 - g is formed in double, then cast.
+  HostArray<double> g;
+  HostArray<std::int64_t> perm;  // sorted position -> user index
   std::vector<Subproblem> subproblems;
   std::int64_t max_subproblem_cells = 0;
   std::int64_t max_subproblem_points = 0;
+  // The sort's working memory, kept for the next set_points (which then allocates nothing
+  // unless M grows): bin counters per chunk of points (32-bit while M < 2^32), and each bin's
+  // first sorted point.
+  std::vector<std::uint32_t> counts32;
+  std::vector<std::int64_t> counts64;
+  std::vector<std::int64_t> bin_start;
 
+  template <int D>
+  const double* point(std::int64_t j) const {
+    return g.data() + j * D;
+  }
   std::size_t bytes() const {
-    return (g[0].capacity() + g[1].capacity() + g[2].capacity()) * sizeof(double) +
-           perm.capacity() * sizeof(std::int64_t) + subproblems.capacity() * sizeof(Subproblem);
+    return g.bytes() + perm.bytes() + subproblems.capacity() * sizeof(Subproblem) +
+           counts32.capacity() * sizeof(std::uint32_t) +
+           (counts64.capacity() + bin_start.capacity()) * sizeof(std::int64_t);
   }
 };
 
-// Folds and rescales x/y/z (already checked), sorts them into bins (when sort is true; else
-// keeps the user order; bin shapes and the subproblem size are constants of sorted_points.cpp)
-// and builds the subproblems for kernel width w and nthreads threads. Throws
-// Error(OutOfMemory) when the arrays cannot be allocated.
+// Checks x/y/z (Error(BadPoints) naming the first bad coordinate, as check_points_host; the
+// arrays and M are checked by the caller), folds and rescales them, sorts them into bins (when
+// sort is true; else keeps the user order) and builds the subproblems for kernel width w and
+// nthreads threads. On any error the previous points are kept, except after
+// Error(OutOfMemory) growing the arrays (then M = 0). debug >= 2 prints the phases' times.
 template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
-                 SortedPoints<T>& out);
+                 int debug, SortedPoints<T>& out);
 
 }  // namespace nufftmp::detail::cpu

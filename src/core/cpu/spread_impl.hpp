@@ -73,7 +73,7 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
     std::int64_t off[3] = {0, 0, 0};
     T x1[D];
     for (int d = 0; d < D; ++d) {
-      const double g = pts.g[d][j];
+      const double g = pts.template point<D>(j)[d];
       const std::int64_t i0 = first_cell(g, W);
       x1[d] = static_cast<T>(static_cast<double>(i0) - g);
       off[d] = i0 - sp.lo[d];

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <new>
 #include <string>
 
+#include "cpu/isa.hpp"
 #include "cpu/spread_interp_isa.hpp"
 #include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
@@ -38,41 +37,7 @@ double point_work(std::int64_t M, int w, int dim, int nvec) {
   return static_cast<double>(M) * std::pow(static_cast<double>(w), dim) * nvec;
 }
 
-enum class Isa { Generic, Avx2, Avx512 };
-
-Isa detect_isa() {
-#if defined(NUFFTMP_CPU_X86_VARIANTS)
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
-                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-                      __builtin_cpu_supports("avx512bw");
-  Isa best = avx512 ? Isa::Avx512 : avx2 ? Isa::Avx2 : Isa::Generic;
-  if (const char* env = std::getenv("NUFFTMP_CPU_ISA")) {
-    // Only ever downgrade: asking for an instruction set the CPU lacks would crash.
-    if (std::strcmp(env, "generic") == 0) best = Isa::Generic;
-    if (std::strcmp(env, "avx2") == 0 && avx2) best = Isa::Avx2;
-  }
-  return best;
-#else
-  return Isa::Generic;
-#endif
-}
-
-Isa isa() {
-  static const Isa chosen = detect_isa();
-  return chosen;
-}
-
 }  // namespace
-
-const char* cpu_isa_name() {
-  switch (isa()) {
-    case Isa::Avx512: return "avx512";
-    case Isa::Avx2: return "avx2";
-    default: return "generic";
-  }
-}
 
 template <typename T>
 void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const GridShape<T>& shape,
@@ -91,7 +56,7 @@ void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
   reserve_scratch(scratch, nthreads,
                   (box + 2 * pts.max_subproblem_points) * nvec + 64 / sizeof(T),
                   "spread (subproblem boxes)");
-  switch (isa()) {
+  switch (cpu_isa()) {
 #if defined(NUFFTMP_CPU_X86_VARIANTS)
     case Isa::Avx512: avx512::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
     case Isa::Avx2: avx2::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
@@ -108,7 +73,7 @@ void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
   nthreads = threads_for(point_work(pts.M, ker.w, shape.dim, nvec), nthreads);
   reserve_scratch(scratch, nthreads, 2 * kInterpChunk * nvec, "interp (output buffers)");
   const T* g = reinterpret_cast<const T*>(grid);
-  switch (isa()) {
+  switch (cpu_isa()) {
 #if defined(NUFFTMP_CPU_X86_VARIANTS)
     case Isa::Avx512: avx512::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
     case Isa::Avx2: avx2::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "cpu/kernel_eval.hpp"
 #include "cpu/sorted_points.hpp"
 
@@ -78,7 +79,5 @@ void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
 
 constexpr std::int64_t kInterpChunk = 4096;
 
-// The instruction set the calls above use ("generic", "avx2", "avx512").
-const char* cpu_isa_name();
 
 }  // namespace nufftmp::detail::cpu

@@ -1,0 +1,43 @@
+// The per-point loops of the bin sort (sorted_points.cpp), compiled once per instruction set
+// like the spreading loops (isa.hpp): both passes fold a block of points into fine-grid units
+// and find their bins with 64-byte vectors, then pass 1 counts each bin and pass 2 writes each
+// point to its bin's next slot. Per point that arithmetic is most of pass 1's time on
+// 2-lane SSE2 vectors; AVX-512 does it four times as wide.
+#pragma once
+
+#include <cstdint>
+
+namespace nufftmp::detail::cpu {
+
+// Plain data for the passes over the user's coordinates (either precision).
+template <typename T>
+struct BinPass {
+  int dim = 1;
+  const T* in[3] = {nullptr, nullptr, nullptr};
+  double nf[3] = {1, 1, 1};
+  double inv_size[3] = {1, 1, 1};  // 2^-log_size: scaling by it is exact
+  double top[3] = {0, 0, 0};       // last bin along each axis
+  double stride[3] = {1, 1, 1};    // bins between neighbours along each axis
+};
+
+}  // namespace nufftmp::detail::cpu
+
+// Count is the counters' type: uint32 while M < 2^32 (the counters of 2^13 bins then fit in
+// L1), int64 beyond.
+#define NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(ns)                                                    \
+  namespace nufftmp::detail::cpu::ns {                                                         \
+  /* ++count[bin] for the points [j0, j1); returns how many coordinates are not             */ \
+  /* in_fold_range (the test of check_points_host).                                          */ \
+  template <typename T, typename Count>                                                        \
+  std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count); \
+  /* Point j of [j0, j1) goes to p = next[bin]++: g[p * dim + d] and perm[p] = j.            */ \
+  template <typename T, typename Count>                                                        \
+  void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
+                    double* g, std::int64_t* perm);                                            \
+  }
+
+NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(generic)
+#if defined(NUFFTMP_CPU_X86_VARIANTS)
+NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(avx2)
+NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(avx512)
+#endif

@@ -1,0 +1,168 @@
+// The bin sort's passes over the points (bin_pass.hpp), compiled once per instruction set:
+// included only by isa_*.cpp, each of which defines NUFFTMP_CPU_ISA first.
+#include <cstdint>
+#include <cstring>
+
+#include "common/checks.hpp"
+#include "cpu/bin_pass.hpp"
+
+#ifndef NUFFTMP_CPU_ISA
+#define NUFFTMP_CPU_ISA generic
+#endif
+
+namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
+
+namespace {
+
+// Vectors of the instruction set's own width (a wider GCC vector type is lowered by
+// splitting, which for these selects and conversions fell back to scalar code): the points
+// are folded and binned kLanes at a time. A block's coordinates and bins stay in L1 for the
+// scalar count or placement that follows.
+#if defined(__AVX512F__)
+constexpr int kLanes = 8;
+#elif defined(__AVX2__)
+constexpr int kLanes = 4;
+#else
+constexpr int kLanes = 2;
+#endif
+constexpr int kBlock = 256;  // a multiple of kLanes
+
+typedef double dvec __attribute__((vector_size(8 * kLanes)));
+typedef std::int32_t ivec __attribute__((vector_size(4 * kLanes)));
+
+// kLanes coordinates in the user's precision, and the mask their comparisons give.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+  typedef float type __attribute__((vector_size(4 * kLanes)));
+  typedef std::int32_t mask __attribute__((vector_size(4 * kLanes)));
+};
+template <>
+struct Lanes<double> {
+  typedef double type __attribute__((vector_size(8 * kLanes)));
+  typedef std::int64_t mask __attribute__((vector_size(8 * kLanes)));
+};
+
+// The points [j, j + n), n <= kBlock: bins in bin[i] and (when G) the coordinates in fine-grid
+// units in g[d][i]; returns how many coordinates are not in_fold_range (the test of
+// check_points_host, NaN included). A short last group of lanes is padded with zeros, so every point takes
+// the same arithmetic in both passes (pass 2 must find the bins pass 1 counted).
+//
+// The fold: x / 2pi + 2 lies in about [0.5, 3.5] for legal x, so an integer cast is its floor (no
+// branches: they mispredicted half the time on random points). In double, so that a float x
+// scaled to a large grid keeps its cell fraction. The clamp keeps the casts defined for any
+// input (NaN -> 0); bad coordinates are reported before any result is used. g < nf <= 2^31 - 1
+// (FftPlan's limit), and the bin number is formed in double (exact below 2^53; SSE2 has no
+// 32-bit vector multiply).
+template <int D, bool G, typename T>
+int bin_block(const BinPass<T>& a, std::int64_t j, int n, double (*g)[kBlock],
+              std::uint32_t* bin) {
+  using V = typename Lanes<T>::type;
+  using Mask = typename Lanes<T>::mask;
+  const V lo = V{} - fold_limit<T>(), hi = V{} + fold_limit<T>();
+  // Scalars broadcast once (no function returns a vector: its ABI differs between the
+  // instruction sets).
+  const dvec zero = dvec{}, four = dvec{} + 4.0, two = dvec{} + 2.0;
+  const dvec inv_two_pi = dvec{} + 0.159154943091895335768883763372514;
+  dvec nf[D], inv_size[D], top[D], stride[D];
+  for (int d = 0; d < D; ++d) {
+    nf[d] = dvec{} + a.nf[d];
+    inv_size[d] = dvec{} + a.inv_size[d];
+    top[d] = dvec{} + a.top[d];
+    stride[d] = dvec{} + a.stride[d];
+  }
+  Mask bad{};
+  for (int i = 0; i < n; i += kLanes) {
+    dvec key = zero;
+    for (int d = 0; d < D; ++d) {
+      V x;
+      if (i + kLanes <= n) {
+        std::memcpy(&x, a.in[d] + j + i, sizeof x);
+      } else {
+        T pad[kLanes] = {};
+        std::memcpy(pad, a.in[d] + j + i, static_cast<std::size_t>(n - i) * sizeof(T));
+        std::memcpy(&x, pad, sizeof x);
+      }
+      // in_fold_range (common/checks.hpp); masks are -1 where true: 0 where legal, 1 where not
+      bad += ((x >= lo) & (x <= hi)) + 1;
+      dvec t = __builtin_convertvector(x, dvec) * inv_two_pi + two;
+      t = t > zero ? t : zero;
+      t = t < four ? t : four;
+      t -= __builtin_convertvector(__builtin_convertvector(t, ivec), dvec);
+      dvec gv = t * nf[d];
+      gv = gv < nf[d] ? gv : zero;  // rounding landed on nf: the same point as 0
+      if constexpr (G) std::memcpy(&g[d][i], &gv, sizeof gv);
+      dvec c = __builtin_convertvector(__builtin_convertvector(gv * inv_size[d], ivec), dvec);
+      c = c < top[d] ? c : top[d];
+      key += c * stride[d];
+    }
+    const ivec b = __builtin_convertvector(key, ivec);
+    std::memcpy(bin + i, &b, sizeof b);
+  }
+  int nbad = 0;
+  for (int l = 0; l < kLanes; ++l) nbad += static_cast<int>(bad[l]);
+  return nbad;
+}
+
+template <int D, typename T, typename Count>
+std::int64_t count_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count) {
+  alignas(64) std::uint32_t bin[kBlock];
+  std::int64_t bad = 0;
+  for (std::int64_t j = j0; j < j1; j += kBlock) {
+    const int n = static_cast<int>(j1 - j < kBlock ? j1 - j : kBlock);
+    bad += bin_block<D, false>(a, j, n, nullptr, bin);
+    for (int i = 0; i < n; ++i) ++count[bin[i]];
+  }
+  return bad;
+}
+
+template <int D, typename T, typename Count>
+void place_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next, double* g,
+               std::int64_t* perm) {
+  alignas(64) double gb[D][kBlock];
+  alignas(64) std::uint32_t bin[kBlock];
+  for (std::int64_t j = j0; j < j1; j += kBlock) {
+    const int n = static_cast<int>(j1 - j < kBlock ? j1 - j : kBlock);
+    bin_block<D, true>(a, j, n, gb, bin);
+    for (int i = 0; i < n; ++i) {
+      const std::int64_t p = static_cast<std::int64_t>(next[bin[i]]++);
+      perm[p] = j + i;
+      for (int d = 0; d < D; ++d) g[p * D + d] = gb[d][i];
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T, typename Count>
+std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count) {
+  switch (a.dim) {
+    case 1: return count_dim<1>(a, j0, j1, count);
+    case 2: return count_dim<2>(a, j0, j1, count);
+    default: return count_dim<3>(a, j0, j1, count);
+  }
+}
+
+template <typename T, typename Count>
+void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,
+                  double* g, std::int64_t* perm) {
+  switch (a.dim) {
+    case 1: place_dim<1>(a, j0, j1, next, g, perm); break;
+    case 2: place_dim<2>(a, j0, j1, next, g, perm); break;
+    default: place_dim<3>(a, j0, j1, next, g, perm); break;
+  }
+}
+
+#define NUFFTMP_INSTANTIATE_BIN_PASS(T, Count)                                               \
+  template std::int64_t count_bins<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t,  \
+                                             Count*);                                        \
+  template void place_points<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, Count*, \
+                                       double*, std::int64_t*);
+NUFFTMP_INSTANTIATE_BIN_PASS(float, std::uint32_t)
+NUFFTMP_INSTANTIATE_BIN_PASS(float, std::int64_t)
+NUFFTMP_INSTANTIATE_BIN_PASS(double, std::uint32_t)
+NUFFTMP_INSTANTIATE_BIN_PASS(double, std::int64_t)
+#undef NUFFTMP_INSTANTIATE_BIN_PASS
+
+}  // namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA

@@ -1,0 +1,280 @@
+// The CPU engine's set_points: points re-set on one plan (growing, shrinking, bad points on a
+// later call, clustered after uniform), each transform checked against the direct sum; the bin
+// sort's invariants (a permutation, in bin order, every kernel footprint inside its
+// subproblem's box); and the pure logic it rests on (bin layout, boxes, the mode runs of the
+// deconvolution).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/reference_check.hpp"
+#include "common/grid.hpp"
+#include "common/test_data.hpp"
+#include "cpu/deconvolve.hpp"
+#include "cpu/kernel_eval.hpp"
+#include "cpu/sorted_points.hpp"
+#include "nufftmp/plan.hpp"
+#include "nufftmp/reference.hpp"
+
+namespace nufftmp::test {
+namespace {
+
+// Error against the direct sum of the points the plan holds now (pts), without setting them.
+template <typename T>
+double error_of_current_points(Plan<T>& plan, const Points<T>& pts, std::mt19937_64& rng) {
+  const std::int64_t M = pts.M, nmodes = plan.num_modes();
+  const auto N = plan.modes();
+  if (plan.type() == 1) {
+    auto c = random_complex<T>(M, rng);
+    std::vector<std::complex<T>> f(static_cast<size_t>(nmodes), {7, 7});
+    plan.execute(c.data(), f.data());
+    const auto idx = sample_indices(nmodes, 300, rng);
+    const auto exact = reference::type1<T>(plan.dim(), M, pts.x(), pts.y(), pts.z(), c.data(),
+                                           plan.isign(), N.data(), 0, idx);
+    return reference::rel_l2_error<T>(exact, f.data(), idx);
+  }
+  auto f = random_complex<T>(nmodes, rng);
+  std::vector<std::complex<T>> c(static_cast<size_t>(M), {7, 7});
+  plan.execute(c.data(), f.data());
+  const auto idx = sample_indices(M, 300, rng);
+  const auto exact = reference::type2<T>(plan.dim(), pts.x(), pts.y(), pts.z(), f.data(),
+                                         plan.isign(), N.data(), 0, idx);
+  return reference::rel_l2_error<T>(exact, c.data(), idx);
+}
+
+template <typename T>
+void reset_sequence(int type, int dim, double tol, double bound) {
+  const std::string name = "reset" + std::to_string(type) + std::to_string(dim) +
+                           (sizeof(T) == 4 ? "f" : "d");
+  SCOPED_TRACE(name);
+  auto rng = make_rng(salt_of(name));
+  const std::vector<std::int64_t> modes = dim == 1 ? std::vector<std::int64_t>{200}
+                                          : dim == 2 ? std::vector<std::int64_t>{40, 36}
+                                                     : std::vector<std::int64_t>{16, 12, 14};
+  Plan<T> plan(type, modes, 1, 1, tol, cpu_options());
+  const auto nf = plan.fine_grid();
+  // Uniform, then more points (the arrays grow), then fewer.
+  const auto a = uniform_points<T>(dim, 3000, rng);
+  EXPECT_LE(check_transform(plan, 0, a, rng, 300).rel_err, bound) << "first";
+  const auto b = uniform_points<T>(dim, 20000, rng);
+  EXPECT_LE(check_transform(plan, 0, b, rng, 300).rel_err, bound) << "grown";
+  const auto c = uniform_points<T>(dim, 900, rng);
+  EXPECT_LE(check_transform(plan, 0, c, rng, 300).rel_err, bound) << "shrunk";
+  EXPECT_LE(check_transform(plan, 0, b, rng, 300).rel_err, bound) << "grown again";
+
+  // A NaN on a later call, among more points than ever: BadPoints naming it, and the plan
+  // keeps the points it had.
+  auto bad = uniform_points<T>(dim, 30000, rng);
+  bad.xyz[dim - 1][29876] = std::numeric_limits<T>::quiet_NaN();
+  const std::string axis(1, "xyz"[dim - 1]);
+  try {
+    plan.set_points(bad.M, bad.x(), bad.y(), bad.z());
+    ADD_FAILURE() << "no error for a NaN coordinate";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::BadPoints);
+    EXPECT_NE(std::string(e.what()).find(axis + "[29876]"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(plan.num_points(), b.M);
+  EXPECT_LE(error_of_current_points(plan, b, rng), bound) << "after the failed call";
+
+  // Then a valid call works: clustered points after uniform ones.
+  const auto cl = clustered_points<T>(dim, 25000, nf, rng);
+  EXPECT_LE(check_transform(plan, 0, cl, rng, 300).rel_err, bound) << "clustered";
+  // And uniform after clustered, fewer of them.
+  const auto u = uniform_points<T>(dim, 5000, rng, -3 * kPi, 3 * kPi);
+  EXPECT_LE(check_transform(plan, 0, u, rng, 300).rel_err, bound) << "uniform, folded";
+}
+
+TEST(CpuSetPoints, ResetOnOnePlanMatchesTheDirectSum) {
+  for (int type : {1, 2})
+    for (int dim : {1, 2, 3}) {
+      reset_sequence<double>(type, dim, 1e-9, 1e-8);
+      reset_sequence<float>(type, dim, 1e-4, 1e-3);
+    }
+}
+
+TEST(CpuSetPoints, BadPointFoundAmongManyPoints) {
+  // Enough points for several threads' chunks; the check reports the first bad coordinate
+  // (axis by axis, as check_points_host).
+  auto rng = make_rng(salt_of("bad-many"));
+  Plan<float> plan(1, {32, 32}, 1, 1, 1e-4, cpu_options());
+  auto pts = uniform_points<float>(2, 400000, rng);
+  pts.xyz[1][12] = std::numeric_limits<float>::infinity();
+  pts.xyz[0][399999] = 100.0f;
+  try {
+    plan.set_points(pts.M, pts.x(), pts.y());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::BadPoints);
+    EXPECT_NE(std::string(e.what()).find("x[399999]"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(plan.num_points(), 0);
+}
+
+// The sort's output for one set of points: a permutation, coordinates equal to the folded
+// user coordinates, nondecreasing bins, every kernel footprint inside its subproblem's box.
+template <typename T>
+void check_sorted(int dim, const Points<T>& pts, const std::array<std::int64_t, 3>& nf, int w,
+                  bool sort, int nthreads) {
+  using namespace nufftmp::detail::cpu;
+  SortedPoints<T> sp;
+  sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, w, sort, nthreads, 0, sp);
+  ASSERT_EQ(sp.M, pts.M);
+  ASSERT_EQ(sp.dim, dim);
+  const BinLayout bins = make_bin_layout(dim, nf);
+  std::vector<char> seen(static_cast<size_t>(pts.M), 0);
+  std::int64_t last_bin = -1, covered = 0;
+  for (const Subproblem& s : sp.subproblems) {
+    ASSERT_EQ(s.begin, covered);
+    covered = s.end;
+    for (std::int64_t j = s.begin; j < s.end; ++j) {
+      const double* rec = sp.g.data() + j * dim;
+      const std::int64_t u = sp.perm[j];
+      ASSERT_TRUE(u >= 0 && u < pts.M && !seen[u]) << "perm[" << j << "] = " << u;
+      seen[u] = 1;
+      std::int64_t bin = 0;
+      for (int d = dim - 1; d >= 0; --d) {
+        const double g = rec[d];
+        // The fold: the same point of the torus, scaled to [0, nf).
+        const double want = std::fmod(static_cast<double>(pts.xyz[d][u]) + 4 * kPi, 2 * kPi) *
+                            static_cast<double>(nf[d]) / (2 * kPi);
+        const double diff = std::abs(g - want);
+        ASSERT_TRUE(g >= 0 && g < nf[d] && (diff < 1e-9 * nf[d] || diff > nf[d] * (1 - 1e-9)))
+            << "g " << g << " want " << want;
+        const std::int64_t i0 = generic::first_cell(g, w);
+        ASSERT_GE(i0, s.lo[d]);
+        ASSERT_LE(i0 + w, s.lo[d] + s.extent[d]);
+        bin = bin * bins.count[d] + (static_cast<std::int64_t>(g) >> bins.log_size[d]);
+      }
+      if (sort) {
+        ASSERT_GE(bin, last_bin);
+        last_bin = bin;
+      }
+    }
+    if (sort) EXPECT_LE(s.end - s.begin, sp.max_subproblem_points);
+    EXPECT_LE(s.cells(), sp.max_subproblem_cells);
+  }
+  EXPECT_EQ(covered, pts.M);
+}
+
+TEST(CpuSetPoints, SortedPointsKeepTheirInvariants) {
+  auto rng = make_rng(salt_of("sorted-invariants"));
+  for (int dim : {1, 2, 3})
+    for (bool sort : {true, false})
+      for (int nthreads : {1, 3}) {
+        SCOPED_TRACE("dim " + std::to_string(dim) + " sort " + std::to_string(sort) +
+                     " threads " + std::to_string(nthreads));
+        const std::array<std::int64_t, 3> nf = {dim >= 1 ? 300 : 1, dim >= 2 ? 64 : 1,
+                                                dim >= 3 ? 40 : 1};
+        check_sorted(dim, uniform_points<double>(dim, 50000, rng, -3 * kPi, 3 * kPi), nf, 7,
+                     sort, nthreads);
+        check_sorted(dim, clustered_points<float>(dim, 40000, nf, rng), nf, 4, sort, nthreads);
+        check_sorted(dim, uniform_points<float>(dim, 5, rng), nf, 2, sort, nthreads);
+      }
+}
+
+TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheArrays) {
+  using namespace nufftmp::detail::cpu;
+  auto rng = make_rng(salt_of("reuse"));
+  const std::array<std::int64_t, 3> nf = {64, 48, 1};
+  const auto big = uniform_points<float>(2, 30000, rng);
+  const auto small = clustered_points<float>(2, 700, nf, rng);
+  SortedPoints<float> sp;
+  sort_points<float>(2, big.M, big.x(), big.y(), nullptr, nf, 5, true, 2, 0, sp);
+  const double* g = sp.g.data();
+  const std::int64_t* perm = sp.perm.data();
+  const std::size_t bytes = sp.bytes();
+  for (const auto* p : {&small, &big, &small}) {
+    sort_points<float>(2, p->M, p->x(), p->y(), nullptr, nf, 5, true, 2, 0, sp);
+    EXPECT_EQ(sp.M, p->M);
+    EXPECT_EQ(sp.g.data(), g);
+    EXPECT_EQ(sp.perm.data(), perm);
+  }
+  // The subproblem list may only have grown to the most subproblems seen (the big set's).
+  EXPECT_EQ(sp.bytes(), bytes);
+}
+
+TEST(CpuSetPoints, BinLayoutCoversTheGridWithinTheCap) {
+  using namespace nufftmp::detail::cpu;
+  const std::array<std::int64_t, 3> grids[] = {
+      {20000000, 1, 1}, {1000, 1, 1}, {512, 512, 1}, {4096, 4096, 1}, {128, 128, 128},
+      {256, 256, 256}, {10, 6, 4}, {2, 2, 2}};
+  for (const auto& nf : grids) {
+    const int dim = nf[2] > 1 ? 3 : nf[1] > 1 ? 2 : 1;
+    const BinLayout b = make_bin_layout(dim, nf);
+    EXPECT_EQ(b.dim, dim);
+    for (int d = 0; d < 3; ++d) {
+      // Every cell has a bin, and no bin lies wholly outside the grid.
+      EXPECT_GE(b.count[d] << b.log_size[d], nf[d]);
+      EXPECT_LT((b.count[d] - 1) << b.log_size[d], nf[d]);
+    }
+    // The cap holds wherever widening the x bins can reach it.
+    if (b.total() > kMaxBins) EXPECT_GE(std::int64_t(1) << b.log_size[0], nf[0]);
+  }
+  // Small 3D grids keep the shape the spreading loops were tuned for.
+  const BinLayout b = make_bin_layout(3, {128, 128, 128});
+  EXPECT_EQ(b.log_size[0], 4);
+  EXPECT_EQ(b.log_size[1], 2);
+  EXPECT_EQ(b.log_size[2], 2);
+}
+
+TEST(CpuSetPoints, BoxOfBinsSkipsEmptyBins) {
+  using namespace nufftmp::detail::cpu;
+  const std::array<std::int64_t, 3> nf = {64, 32, 1};
+  const BinLayout bins = make_bin_layout(2, nf);  // 32 x 8 cells: 2 x 4 bins
+  ASSERT_EQ(bins.count[0], 2);
+  ASSERT_EQ(bins.count[1], 4);
+  // Points in bins 0 (x 0..31, y 0..7) and 2 (x 0..31, y 8..15) only; bin 1 is empty.
+  const std::vector<std::int64_t> start = {0, 10, 10, 25, 25, 25, 25, 25, 25};
+  Subproblem sp;
+  box_of_bins(bins, nf, 4, start.data(), 0, 2, sp);
+  // x: cells [0, 32) give first cells -2 .. 30 (upper end included), + w = 4.
+  EXPECT_EQ(sp.lo[0], -2);
+  EXPECT_EQ(sp.extent[0], 30 - -2 + 4);
+  EXPECT_EQ(sp.lo[1], -2);
+  EXPECT_EQ(sp.extent[1], 14 - -2 + 4);
+}
+
+TEST(CpuDeconvolution, LongRowsSplitAcrossThreadsMatchTheDirectSum) {
+  // 1D rows of 4e4 modes are cut into parts for the threads; both mode orders, odd and even
+  // lengths, both types, 1 and 4 threads.
+  for (std::int64_t N : {40000, 40001})
+    for (int modeord : {0, 1})
+      for (int type : {1, 2})
+        for (int threads : {1, 4}) {
+          auto rng = make_rng(salt_of("long-rows") + N + 10 * modeord + 100 * type + threads);
+          Options o = cpu_options();
+          o.modeord = modeord;
+          o.nthreads = threads;
+          Plan<double> plan(type, {N}, 1, 1, 1e-9, o);
+          const auto pts = uniform_points<double>(1, 3000, rng);
+          EXPECT_LE(check_transform(plan, modeord, pts, rng, 400).rel_err, 1e-8)
+              << "N " << N << " modeord " << modeord << " type " << type << " threads " << threads;
+        }
+}
+
+TEST(CpuDeconvolution, AxisRunsCoverEveryModeOnce) {
+  using namespace nufftmp::detail;
+  for (std::int64_t N : {1, 2, 5, 8, 101})
+    for (int modeord : {0, 1}) {
+      const std::int64_t nf = 2 * N + 6;
+      const cpu::AxisRuns r = cpu::axis_runs(N, nf, modeord);
+      EXPECT_EQ(r.n_neg + r.n_pos, N);
+      for (std::int64_t i = 0; i < N; ++i) {
+        const std::int64_t k = mode_of_output_index(i, N, modeord);
+        const bool neg = k < 0;
+        const std::int64_t first = neg ? r.out_neg : r.out_pos;
+        const std::int64_t len = neg ? r.n_neg : r.n_pos;
+        ASSERT_TRUE(i >= first && i < first + len) << "N " << N << " i " << i;
+        const std::int64_t fine = neg ? r.fine_neg + (i - first) : i - first;
+        EXPECT_EQ(fine, fine_index_of_mode(k, nf)) << "N " << N << " i " << i;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace nufftmp::test
