@@ -37,6 +37,8 @@ const char* backend_name(Backend b) noexcept {
   return "unknown";
 }
 
+const char* kernel_name(Kernel k) noexcept { return detail::kernel_name(k); }
+
 const char* method_name(Method m) noexcept {
   switch (m) {
     case Method::Auto: return "auto";
@@ -51,14 +53,23 @@ const char* method_name(Method m) noexcept {
 int cuda_device_count() noexcept { return detail::cuda_device_count_impl(); }
 bool cuda_available() noexcept { return cuda_device_count() > 0; }
 
+namespace {
+
+// The engine is known before the configuration: the choice of upsampfac depends on it.
+Options with_resolved_backend(Options o) {
+  if (o.backend == Backend::Auto) o.backend = cuda_available() ? Backend::Cuda : Backend::Cpu;
+  return o;
+}
+
+}  // namespace
+
 template <typename T>
 Plan<T>::Plan(int type, const std::vector<std::int64_t>& modes, int isign, int ntransf,
               double tol, const Options& opts)
-    : config_(std::make_unique<detail::PlanConfig>(
-          detail::make_plan_config<T>(type, modes, isign, ntransf, tol, opts))) {
+    : config_(std::make_unique<detail::PlanConfig>(detail::make_plan_config<T>(
+          type, modes, isign, ntransf, tol, with_resolved_backend(opts)))) {
   if (!config_->warning.empty()) std::cerr << "nufftmp warning: " << config_->warning << "\n";
-  Backend b = opts.backend;
-  if (b == Backend::Auto) b = cuda_available() ? Backend::Cuda : Backend::Cpu;
+  const Backend b = config_->opts.backend;
   engine_ = (b == Backend::Cuda) ? detail::make_cuda_engine<T>(*config_)
                                  : detail::make_cpu_engine<T>(*config_);
   if (opts.debug > 0) std::cerr << "nufftmp: " << describe() << "\n";
@@ -95,7 +106,8 @@ template <typename T> std::int64_t Plan<T>::num_modes() const { return config_->
 template <typename T> std::int64_t Plan<T>::num_points() const { return engine_->num_points(); }
 template <typename T> std::array<std::int64_t, 3> Plan<T>::fine_grid() const { return config_->nf; }
 template <typename T> int Plan<T>::kernel_width() const { return config_->kernel.w; }
-template <typename T> double Plan<T>::kernel_beta() const { return config_->kernel.beta; }
+template <typename T> Kernel Plan<T>::kernel() const { return config_->kernel.kind; }
+template <typename T> double Plan<T>::kernel_beta() const { return config_->kernel.shape; }
 template <typename T> double Plan<T>::upsampfac() const { return config_->kernel.upsampfac; }
 template <typename T> double Plan<T>::tolerance() const { return config_->tol; }
 template <typename T> Backend Plan<T>::backend() const { return engine_->backend(); }
@@ -112,7 +124,8 @@ std::string Plan<T>::describe() const {
   for (int d = 0; d < c.dim; ++d) os << (d ? "x" : " ") << c.N[d];
   os << ", fine grid";
   for (int d = 0; d < c.dim; ++d) os << (d ? "x" : " ") << c.nf[d];
-  os << ", w = " << c.kernel.w << ", beta = " << c.kernel.beta << ", sigma = "
+  os << ", kernel " << kernel_name(c.kernel.kind) << " w = " << c.kernel.w
+     << (c.kernel.kind == Kernel::ES ? ", beta = " : ", c = ") << c.kernel.shape << ", sigma = "
      << c.kernel.upsampfac << ", tol = " << c.tol << ", ntransf = " << c.ntransf
      << ", backend " << backend_name(backend()) << ", method " << method_name(method());
   return os.str();

@@ -42,7 +42,7 @@ KernelFtQuadrature kernel_ft_quadrature(const KernelSpec& k) {
   q.weight.resize(nq);
   for (int i = 0; i < nq; ++i) {
     q.node[i] = half * 0.5 * (z[i] + 1.0);  // [0, w/2]
-    q.weight[i] = 2.0 * half * 0.5 * wq[i] * kernel_direct(q.node[i], k.w, k.beta);  // even: x2
+    q.weight[i] = 2.0 * half * 0.5 * wq[i] * kernel_value(k, q.node[i]);  // even: x2
   }
   return q;
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/grid.hpp"
+#include "common/upsampfac.hpp"
 #include "nufftmp/errors.hpp"
 
 namespace nufftmp::detail {
@@ -45,8 +46,10 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
     bad("tol = " + str(tol) + " (must be in [1e-14, 1e-1])");
   if (opts.modeord != 0 && opts.modeord != 1)
     bad("modeord = " + str(opts.modeord) + " (must be 0 or 1)");
-  if (!(opts.upsampfac >= 1.25 && opts.upsampfac <= 2.0))
-    bad("upsampfac = " + str(opts.upsampfac) + " (must be in [1.25, 2.0])");
+  if (!(opts.upsampfac == 0.0 || (opts.upsampfac >= kMinUpsampfac && opts.upsampfac <= kMaxUpsampfac)))
+    bad("upsampfac = " + str(opts.upsampfac) + " (must be 0 = choose, or in [1.25, 2.0])");
+  if (opts.kernel != Kernel::PSWF && opts.kernel != Kernel::ES)
+    bad("kernel = " + str(static_cast<int>(opts.kernel)) + " (must be Kernel::PSWF or Kernel::ES)");
   if (opts.maxbatchsize < 0) bad("maxbatchsize = " + str(opts.maxbatchsize) + " (must be >= 0)");
   if (opts.nthreads < 0) bad("nthreads = " + str(opts.nthreads) + " (must be >= 0)");
 
@@ -70,11 +73,23 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
       bad("modes[" + str(d) + "] = " + str(n) + " (must be in [1, 2^40])");
     cfg.N[d] = n;
   }
-  cfg.kernel = make_kernel(cfg.tol, opts.upsampfac);
+  double sigma = opts.upsampfac;
+  if (sigma == 0.0) {
+    UpsampfacProblem up;
+    up.backend = opts.backend;
+    up.single = sizeof(T) == 4;
+    up.type = type;
+    up.dim = cfg.dim;
+    up.N = cfg.N;
+    up.tol = cfg.tol;
+    up.kernel = opts.kernel;
+    sigma = choose_upsampfac(up).sigma;
+  }
+  cfg.kernel = make_kernel(opts.kernel, cfg.tol, sigma, cfg.dim, max_width<T>());
   double fine_total = 1;
   for (int d = 0; d < 3; ++d) {
     if (d < cfg.dim) {
-      cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
+      cfg.nf[d] = fine_grid_size(cfg.N[d], sigma, cfg.kernel.w);
       fine_total *= static_cast<double>(cfg.nf[d]);
     } else {
       cfg.nf[d] = 1;

@@ -1,0 +1,88 @@
+#include "common/upsampfac.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "common/grid.hpp"
+#include "common/kernel.hpp"
+
+namespace nufftmp::detail {
+
+namespace {
+
+// Calibration (model ns). See docs/performance.md, "Upsampling factor: the cost model".
+struct CostConstants {
+  double per_point;  // reading the point and its strength, kernel values, index arithmetic
+  double per_cell;   // CPU: per 64-byte row vector updated; CUDA: per grid cell touched
+  double fft;        // per fine-grid cell and log2 of the grid size
+  double grid;       // per fine-grid cell: zeroing, copies, the deconvolution's reads
+};
+
+CostConstants constants(Backend backend, bool single) {
+  if (backend == Backend::Cuda)
+    return single ? CostConstants{0.05, 0.0010, 0.0005, 0.004}
+                  : CostConstants{0.06, 0.0013, 0.0010, 0.008};
+  return single ? CostConstants{40.0, 1.0, 0.05, 0.5} : CostConstants{50.0, 1.0, 0.1, 1.0};
+}
+
+double cells_per_point(const UpsampfacProblem& p, int w) {
+  double rows = 1;
+  for (int d = 1; d < p.dim; ++d) rows *= w;
+  if (p.backend == Backend::Cuda) return rows * w;
+  const double bytes_per_row = 2.0 * w * (p.single ? 4 : 8);
+  return rows * std::ceil(bytes_per_row / 64.0);
+}
+
+int max_width_for(const UpsampfacProblem& p) { return p.single ? kMaxWidthFloat : kMaxWidth; }
+
+}  // namespace
+
+UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
+  UpsampfacChoice c;
+  c.sigma = sigma;
+  c.w = kernel_width_for(p.kernel, p.tol, sigma, p.dim, max_width_for(p));
+  double G = 1, M = p.points;
+  for (int d = 0; d < p.dim; ++d) G *= static_cast<double>(fine_grid_size(p.N[d], sigma, c.w));
+  if (M <= 0) {
+    M = 1;
+    for (int d = 0; d < p.dim; ++d) M *= 2.0 * static_cast<double>(p.N[d]);
+  }
+  const CostConstants k = constants(p.backend, p.single);
+  c.point_cost = M * (k.per_point + k.per_cell * cells_per_point(p, c.w));
+  c.grid_cost = G * (k.fft * std::log2(std::max(G, 2.0)) + k.grid);
+  return c;
+}
+
+UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
+  const int wmax = max_width_for(p);
+  std::vector<double> candidates{kMaxUpsampfac};
+  const int w_lo = kernel_width_needed(p.kernel, p.tol, kMaxUpsampfac, p.dim);
+  const int w_hi = kernel_width_needed(p.kernel, p.tol, kMinUpsampfac, p.dim);
+  for (int w = w_lo; w <= w_hi; ++w) {
+    double s = min_upsampfac_for_width(p.kernel, p.tol, p.dim, w);
+    if (!(s < kMaxUpsampfac)) continue;
+    s = std::max(s, kMinUpsampfac);
+    // The rule's ceil() must land on w at s itself, not just above it: nudge past rounding.
+    for (int it = 0; it < 8 && kernel_width_needed(p.kernel, p.tol, s, p.dim) > w; ++it)
+      s = std::min(kMaxUpsampfac, s * (1 + 1e-12 * (1 << (3 * it))));
+    candidates.push_back(s);
+  }
+  // From the largest sigma down, a smaller one must save kMargin: the model is good to about
+  // that, and a larger sigma at the same tolerance leaves more accuracy margin (the width rule's
+  // ceil() rounds the error down further from tol).
+  constexpr double kMargin = 1.1;
+  UpsampfacChoice best;
+  bool found = false;
+  for (double s : candidates) {  // decreasing
+    if (kernel_width_needed(p.kernel, p.tol, s, p.dim) > wmax) continue;  // cannot reach tol
+    const UpsampfacChoice c = upsampfac_cost(p, s);
+    if (!found || c.cost() * kMargin < best.cost()) {
+      best = c;
+      found = true;
+    }
+  }
+  return found ? best : upsampfac_cost(p, kMaxUpsampfac);
+}
+
+}  // namespace nufftmp::detail
