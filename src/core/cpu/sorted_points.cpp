@@ -23,14 +23,17 @@ constexpr int kLogBinSize[3][3] = {{8, 0, 0}, {5, 3, 0}, {4, 2, 2}};
 constexpr std::int64_t kMaxSubproblemPoints = 10000;
 
 // fold_rescale (common/grid.hpp) without its branches, which mispredict half the time on
-// random points and made folding the largest cost of set_points: x / 2pi + 2 lies in
-// [0.5, 3.5) for legal x, so an integer cast is its floor. In double, so that a float x scaled
-// to a large grid keeps its cell fraction.
+// random points and made folding the largest cost of set_points. In double, so that a float x
+// scaled to a large grid keeps its cell fraction. t = x / 2pi lies in [-1.5, 1.5): removing its
+// integer part is exact, and only x < 0 rounds (adding 1 to t in (-1, 0), an error of at most
+// 2pi 2^-54 in x). (Adding 2 before the cast, t in [0.5, 3.5), rounded every point to
+// 2pi 2^-52: a 2e-13 error floor for 1D double with 1000 modes, where FINUFFT reaches 7e-14.)
 template <typename T>
 inline double fold_to_grid(T x, std::int64_t nf) {
   constexpr double inv_two_pi = 0.159154943091895335768883763372514;
-  double t = static_cast<double>(x) * inv_two_pi + 2.0;
-  t -= static_cast<double>(static_cast<std::int64_t>(t));
+  double t = static_cast<double>(x) * inv_two_pi;
+  t -= static_cast<double>(static_cast<std::int64_t>(t));  // (-1, 1), exact
+  t += t < 0.0 ? 1.0 : 0.0;
   const double g = t * static_cast<double>(nf);
   return g < static_cast<double>(nf) ? g : 0.0;  // rounding landed on nf: the same point as 0
 }
