@@ -17,7 +17,7 @@ namespace {
 enum OptId {
   kPrec = 256, kType, kN1, kN2, kN3, kM, kNtransf, kTol, kIsign, kMethod, kNruns, kSort,
   kBackend, kDist, kCheck, kCheckSamples, kJson, kUpsampfac, kModeord, kSeed, kNthreads,
-  kMaxbatch, kDebug, kScaling, kHelp
+  kMaxbatch, kDebug, kScaling, kKernel, kHelp
 };
 
 [[noreturn]] void bad(const std::string& flag, const std::string& value, const std::string& why) {
@@ -74,6 +74,7 @@ Options BenchOptions::plan_options() const {
   o.method = method;
   o.modeord = modeord;
   o.upsampfac = upsampfac;
+  o.kernel = kernel;
   o.nthreads = nthreads;
   o.maxbatchsize = maxbatchsize;
   o.sort = sort;
@@ -114,7 +115,9 @@ std::string usage_text(const char* prog) {
      << "  --check               relative l2 error against the direct sum on sampled outputs\n"
      << "  --check_samples n     outputs sampled by --check (default 100..1000 by M)\n"
      << "  --json                print one JSON object per line instead of the table\n"
-     << "  --upsampfac s         upsampling factor sigma in [1.25, 2] (default 2)\n"
+     << "  --upsampfac s         upsampling factor sigma in [1.25, 2], 0 = the library's choice\n"
+     << "                        (default 0)\n"
+     << "  --kernel k            pswf (default) or es (exponential of semicircle)\n"
      << "  --modeord 0|1         0: increasing modes, 1: FFT order (default 0)\n"
      << "  --seed s              random seed for points and strengths (default 42)\n"
      << "  --nthreads n          CPU engine threads, 0 = all (default 0)\n"
@@ -147,6 +150,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       {"check_samples", required_argument, nullptr, kCheckSamples},
       {"json", no_argument, nullptr, kJson},
       {"upsampfac", required_argument, nullptr, kUpsampfac},
+      {"kernel", required_argument, nullptr, kKernel},
       {"modeord", required_argument, nullptr, kModeord},
       {"seed", required_argument, nullptr, kSeed},
       {"nthreads", required_argument, nullptr, kNthreads},
@@ -205,7 +209,13 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       case kJson: o.json = true; break;
       case kUpsampfac:
         o.upsampfac = to_double("upsampfac", optarg);
-        if (!(o.upsampfac >= 1.25 && o.upsampfac <= 2.0)) bad("upsampfac", v, "must be in [1.25, 2]");
+        if (!(o.upsampfac == 0.0 || (o.upsampfac >= 1.25 && o.upsampfac <= 2.0)))
+          bad("upsampfac", v, "must be 0 or in [1.25, 2]");
+        break;
+      case kKernel:
+        if (v == "pswf") o.kernel = Kernel::PSWF;
+        else if (v == "es") o.kernel = Kernel::ES;
+        else bad("kernel", v, "must be pswf or es");
         break;
       case kModeord: o.modeord = to_int("modeord", optarg, 0, 1); break;
       case kSeed:

@@ -12,10 +12,12 @@
 // Cost per transform, in nanoseconds on the machines it was calibrated on:
 //   points M x (per-point cost + per-cell cost x cells touched)
 //   + fine grid G x (FFT cost x log2 G + per-cell cost of the grid passes)
-// CPU (OpenMP + FFTW, 2 threads of an AVX-512 EPYC): a point touches w^(dim-1) rows of
+// CPU (OpenMP + FFTW, one thread of an AVX-512 EPYC): a point touches w^(dim-1) rows of
 // ceil(2 w sizeof(T) / 64) vectors. CUDA (H200): a point touches w^dim cells (atomics or
 // gathers), the FFT and the grid passes are memory-bound. The constants and where they come
-// from are in upsampfac.cpp; docs/performance.md has the measurements.
+// from are in upsampfac.cpp; docs/performance.md has the measurements. (With many threads
+// FFTW scales worse than spreading, which would favour a smaller sigma a little more; not
+// modelled.)
 //
 // M is not known when the plan is made (set_points comes later), so the plan passes 0 and the
 // model assumes density 1 (M = prod(2 N_i), the density of the benchmarks); for much sparser
