@@ -265,9 +265,19 @@ TEST(PlanConfig, KernelOptionAndDimensionSetTheWidth) {
   const auto p3 = make_plan_config<double>(2, {16, 16, 16}, 1, 1, 1e-6, o);
   EXPECT_EQ(p1.kernel.w, 10);  // FINUFFT 2.5.1's widths (see PswfRuleMatchesFinufft)
   EXPECT_EQ(p3.kernel.w, 11);
-  // Float plans never exceed the widest width the engines compile for float.
+  // Float 3D at sigma 1.25 cannot reach 1e-6: the plan stops at width 8 (wider is less
+  // accurate there, common/rounding_floor.hpp), warns, and reports what it reaches.
   const auto pf = make_plan_config<float>(1, {16, 16, 16}, 1, 1, 1e-6, o);
-  EXPECT_EQ(pf.kernel.w, kMaxWidthFloat);
+  EXPECT_EQ(pf.kernel.w, 8);
+  EXPECT_FALSE(pf.warning.empty());
+  EXPECT_GT(pf.tol, 1e-5);
+  EXPECT_LT(pf.tol, 2e-4);
+  // At sigma 2 it can: no warning, the tolerance kept.
+  o.upsampfac = 2.0;
+  const auto pf2 = make_plan_config<float>(1, {16, 16, 16}, 1, 1, 1e-6, o);
+  EXPECT_EQ(pf2.kernel.w, 7);
+  EXPECT_TRUE(pf2.warning.empty());
+  EXPECT_DOUBLE_EQ(pf2.tol, 1e-6);
 }
 
 }  // namespace

@@ -35,6 +35,13 @@ int kernel_width_needed(Kernel kind, double tol, double upsampfac, int dim) {
   return static_cast<int>(std::ceil(-std::log(tol) / rate));
 }
 
+double kernel_tolerance_at_width(Kernel kind, int w, double upsampfac, int dim) {
+  const double rate = M_PI * std::sqrt(1.0 - 1.0 / upsampfac);
+  if (kind == Kernel::PSWF) return 0.18 * std::pow(1.4, dim - 1) * std::exp(-(w - 1.0) * rate);
+  if (upsampfac == 2.0) return std::pow(10.0, 1.0 - w);
+  return std::exp(-w * rate);
+}
+
 int kernel_width_for(Kernel kind, double tol, double upsampfac, int dim, int max_width) {
   return std::clamp(kernel_width_needed(kind, tol, upsampfac, dim), kMinWidth, max_width);
 }

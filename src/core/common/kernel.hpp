@@ -21,11 +21,16 @@ constexpr int kMaxWidthFloat = 10;  // float: the CUDA engine instantiates 2..10
                                     // stops any wider kernel from being more accurate
 constexpr int kMaxHornerDegree = 20;
 
-// Widest kernel a plan of this precision may use.
+// Widest kernel the engines compile for this precision.
 template <typename T>
 constexpr int max_width() {
   return sizeof(T) == 4 ? kMaxWidthFloat : kMaxWidth;
 }
+
+// (Rounding can make a wider kernel less accurate at low sigma: common/rounding_floor.hpp.)
+
+// The tolerance the width rule assigns to width w (its inverse): what a clamped kernel reaches.
+double kernel_tolerance_at_width(Kernel kind, int w, double upsampfac, int dim);
 
 struct KernelSpec {
   Kernel kind = Kernel::PSWF;

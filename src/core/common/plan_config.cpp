@@ -1,10 +1,12 @@
 #include "common/plan_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "common/grid.hpp"
+#include "common/rounding_floor.hpp"
 #include "common/upsampfac.hpp"
 #include "nufftmp/errors.hpp"
 
@@ -85,7 +87,18 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
     up.kernel = opts.kernel;
     sigma = choose_upsampfac(up).sigma;
   }
-  cfg.kernel = make_kernel(opts.kernel, cfg.tol, sigma, cfg.dim, max_width<T>());
+  const WidthChoice wc =
+      choose_width(opts.kernel, cfg.tol, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
+  cfg.kernel = make_kernel(opts.kernel, cfg.tol, sigma, cfg.dim, wc.w);
+  if (wc.limited) {
+    // Only a fixed upsampfac gets here (the choice avoids it): say what the plan will reach.
+    if (!cfg.warning.empty()) cfg.warning += "; ";
+    cfg.warning += "tol = " + str(cfg.tol) + " is out of reach at upsampfac = " + str(sigma) +
+                   " in " + (sizeof(T) == 4 ? std::string("float") : std::string("double")) +
+                   "; using kernel width " + str(wc.w) + ", error about " + str(wc.error) +
+                   " (upsampfac = 0 or a larger one reaches further)";
+    cfg.tol = std::max(cfg.tol, wc.error);
+  }
   double fine_total = 1;
   for (int d = 0; d < 3; ++d) {
     if (d < cfg.dim) {

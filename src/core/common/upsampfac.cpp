@@ -6,6 +6,7 @@
 
 #include "common/grid.hpp"
 #include "common/kernel.hpp"
+#include "common/rounding_floor.hpp"
 
 namespace nufftmp::detail {
 
@@ -33,6 +34,8 @@ CostConstants constants(Backend backend, bool single) {
   return single ? CostConstants{15.5, 0.68, 0.30, 0.0} : CostConstants{18.6, 0.80, 0.57, 0.0};
 }
 
+int max_width_for(const UpsampfacProblem& p) { return p.single ? kMaxWidthFloat : kMaxWidth; }
+
 double cells_per_point(const UpsampfacProblem& p, int w) {
   double rows = 1;
   for (int d = 1; d < p.dim; ++d) rows *= w;
@@ -41,14 +44,13 @@ double cells_per_point(const UpsampfacProblem& p, int w) {
   return rows * std::ceil(bytes_per_row / 64.0);
 }
 
-int max_width_for(const UpsampfacProblem& p) { return p.single ? kMaxWidthFloat : kMaxWidth; }
 
 }  // namespace
 
 UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
   UpsampfacChoice c;
   c.sigma = sigma;
-  c.w = kernel_width_for(p.kernel, p.tol, sigma, p.dim, max_width_for(p));
+  c.w = choose_width(p.kernel, p.tol, sigma, p.dim, p.single, max_width_for(p)).w;
   double G = 1, M = p.points;
   for (int d = 0; d < p.dim; ++d) G *= static_cast<double>(fine_grid_size(p.N[d], sigma, c.w));
   if (M <= 0) {
@@ -62,7 +64,6 @@ UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
 }
 
 UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
-  const int wmax = max_width_for(p);
   std::vector<double> candidates{kMaxUpsampfac};
   const int w_lo = kernel_width_needed(p.kernel, p.tol, kMaxUpsampfac, p.dim);
   const int w_hi = kernel_width_needed(p.kernel, p.tol, kMinUpsampfac, p.dim);
@@ -82,7 +83,8 @@ UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
   UpsampfacChoice best;
   bool found = false;
   for (double s : candidates) {  // decreasing
-    if (kernel_width_needed(p.kernel, p.tol, s, p.dim) > wmax) continue;  // cannot reach tol
+    if (choose_width(p.kernel, p.tol, s, p.dim, p.single, max_width_for(p)).limited)
+      continue;  // cannot reach tol at s (width or rounding)
     const UpsampfacChoice c = upsampfac_cost(p, s);
     if (!found || c.cost() * kMargin < best.cost()) {
       best = c;
