@@ -87,6 +87,7 @@ void run_sweep_case(const SweepCase& c, Backend backend) {
   opts.upsampfac = c.sigma;
   const auto modes = sweep_modes(c.dim, c.sigma != 0);
   Plan<T> plan(c.type, modes, +1, 1, c.tol, opts);
+  ASSERT_EQ(plan.backend(), backend) << name;
   std::int64_t M = 1;
   for (auto n : modes) M *= 2 * n;
   if (c.sigma != 0) M = 2000;
