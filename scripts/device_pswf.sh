@@ -80,27 +80,17 @@ fi
 python3 - "$OUT" <<'PY'
 import json, os, sys
 out = sys.argv[1]
-def load(f):
-    p = os.path.join(out, f)
-    return [json.loads(l) for l in open(p)] if os.path.exists(p) else []
-rows = load("pswf_bench.jsonl")
-if rows:
-    print("\n| case | kernel, sigma asked | w | sigma | exec ms (best) | rel err | tol |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
+def table(name, header, cells):
+    path = os.path.join(out, name)
+    if not os.path.exists(path):
+        return
+    print("\n| " + " | ".join(header) + " |\n|" + " --- |" * len(header))
+    for r in (json.loads(l) for l in open(path)):
         d = r["res"] or {}
-        name, rest = r["case"].split(" ", 1)
-        print("| %s | %s | %s | %s | %s | %s | %s |" % (
-            name, rest, d.get("w", "FAIL"), d.get("upsampfac", ""),
-            "%.3f" % d["exec_ms"] if "exec_ms" in d else "",
-            "%.2e" % d["rel_err"] if "rel_err" in d else "", d.get("tol", "")))
-rows = load("pswf_calib.jsonl")
-if rows:
-    print("\n| problem | sigma asked | sigma | w | exec ms (best) |")
-    print("| --- | --- | --- | --- | --- |")
-    for r in rows:
-        d = r["res"] or {}
-        name, s = r["case"].split(" ")
-        print("| %s | %s | %s | %s | %s |" % (name, s, d.get("upsampfac", "FAIL"), d.get("w", ""),
-              "%.3f" % d["exec_ms"] if "exec_ms" in d else ""))
+        f = lambda k, fmt="%s": (fmt % d[k]) if k in d else ""
+        print("| " + " | ".join([r["case"].split(" ", 1)[0], r["case"].split(" ", 1)[1]] + cells(d, f)) + " |")
+table("pswf_bench.jsonl", ["case", "kernel, sigma asked", "w", "sigma", "exec ms (best)", "rel err", "tol"],
+      lambda d, f: [f("w"), f("upsampfac"), f("exec_ms", "%.3f"), f("rel_err", "%.2e"), f("tol")])
+table("pswf_calib.jsonl", ["problem", "sigma asked", "sigma", "w", "exec ms (best)"],
+      lambda d, f: [f("upsampfac"), f("w"), f("exec_ms", "%.3f")])
 PY

@@ -98,3 +98,17 @@ void run_sweep_case(const SweepCase& c, Backend backend) {
 }
 
 }  // namespace nufftmp::test
+
+// The parameterised test of one engine: NUFFTMP_TOLERANCE_SWEEP(CpuToleranceSweep, Backend::Cpu).
+#define NUFFTMP_TOLERANCE_SWEEP(Suite, backend)                                                 \
+  class Suite : public ::testing::TestWithParam<::nufftmp::test::SweepCase> {};               \
+  TEST_P(Suite, WithinAFewTolerances) {                                                       \
+    const ::nufftmp::test::SweepCase& c = GetParam();                                         \
+    ::nufftmp::test::with_precision(c.prec, [&](auto t) {                                     \
+      ::nufftmp::test::run_sweep_case<decltype(t)>(c, ::nufftmp::backend);                    \
+    });                                                                                       \
+  }                                                                                           \
+  INSTANTIATE_TEST_SUITE_P(Sweep, Suite, ::testing::ValuesIn(::nufftmp::test::sweep_cases()), \
+                           [](const ::testing::TestParamInfo<::nufftmp::test::SweepCase>& i) { \
+                             return ::nufftmp::test::sweep_name(i.param);                     \
+                           })
