@@ -79,22 +79,24 @@ TEST(Upsampfac, DenseProblemsKeepSigmaTwoSparseOnesShrinkTheGrid) {
   EXPECT_EQ(choose_upsampfac(problem(Backend::Cuda, true, 1, 2, 2048, 1e-5)).sigma, 2.0);
   EXPECT_EQ(choose_upsampfac(problem(Backend::Cuda, false, 1, 3, 64, 1e-9)).sigma, 2.0);
   EXPECT_EQ(choose_upsampfac(problem(Backend::Cuda, true, 1, 1, 10000000, 1e-5)).sigma, 2.0);
-  // The CPU's FFT weighs more: at 2D 2048^2 float it trades w 6 -> 7 for a 2x smaller grid.
-  const UpsampfacChoice cpu2d = choose_upsampfac(problem(Backend::Cpu, true, 1, 2, 2048, 1e-5));
-  EXPECT_LT(cpu2d.sigma, 1.5);
-  EXPECT_EQ(cpu2d.w, 7);
+  // The CPU's FFT weighs more: at 1D 1e7 float (P7) it trades w 6 -> 8 for a 1.5x smaller grid.
+  const UpsampfacChoice cpu1d =
+      choose_upsampfac(problem(Backend::Cpu, true, 1, 1, 10000000, 1e-5));
+  EXPECT_LT(cpu1d.sigma, 1.5);
+  EXPECT_EQ(cpu1d.w, 8);
 }
 
 TEST(Upsampfac, CandidatesAreTheSmallestSigmaOfEachWidth) {
-  // A chosen sigma below 2 is where the rule just reaches the chosen width: any smaller sigma
-  // would need a wider kernel (so the grid is as small as that width allows).
+  // A chosen sigma below 2 is where the rule reaches the chosen width with half a cell to spare:
+  // a smaller sigma would leave less (the error would approach and pass tol).
   int checked = 0;
   for (double points : {1e3, 1e4, 1e5, 1e6})
     for (double tol : {1e-3, 1e-6, 1e-9}) {
       const UpsampfacProblem p = problem(Backend::Cpu, false, 1, 2, 1000, tol, points);
       const UpsampfacChoice c = choose_upsampfac(p);
       if (c.sigma >= kMaxUpsampfac || c.sigma <= kMinUpsampfac) continue;
-      EXPECT_GT(kernel_width_needed(p.kernel, tol, c.sigma * (1 - 1e-6), 2), c.w) << tol;
+      EXPECT_EQ(kernel_width_needed(p.kernel, tol, c.sigma, 2), c.w) << tol;
+      EXPECT_NEAR(c.sigma, min_upsampfac_for_width(p.kernel, tol, 2, c.w - 0.5), 1e-9) << tol;
       ++checked;
     }
   EXPECT_GT(checked, 2);
@@ -107,12 +109,10 @@ TEST(Upsampfac, PlanConfigChoosesOrKeepsAFixedValue) {
   EXPECT_EQ(chosen.kernel.upsampfac, 2.0);
   EXPECT_EQ(chosen.kernel.w, 6);
   o.backend = Backend::Cpu;
-  const auto cpu = make_plan_config<float>(1, {2048, 2048}, 1, 1, 1e-5, o);
+  const auto cpu = make_plan_config<float>(1, {10000000}, 1, 1, 1e-5, o);
   EXPECT_LT(cpu.kernel.upsampfac, 1.5);
-  for (int d = 0; d < 2; ++d) {
-    EXPECT_GE(cpu.nf[d], std::ceil(cpu.kernel.upsampfac * 2048));
-    EXPECT_EQ(cpu.nf[d], next_smooth_even(cpu.nf[d]));  // FFT-friendly
-  }
+  EXPECT_GE(cpu.nf[0], std::ceil(cpu.kernel.upsampfac * 1e7));
+  EXPECT_EQ(cpu.nf[0], next_smooth_even(cpu.nf[0]));  // FFT-friendly
   o.upsampfac = 1.6;
   const auto fixed = make_plan_config<double>(2, {100, 60}, -1, 1, 1e-8, o);
   EXPECT_EQ(fixed.kernel.upsampfac, 1.6);

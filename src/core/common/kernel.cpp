@@ -46,10 +46,10 @@ int kernel_width_for(Kernel kind, double tol, double upsampfac, int dim, int max
   return std::clamp(kernel_width_needed(kind, tol, upsampfac, dim), kMinWidth, max_width);
 }
 
-double min_upsampfac_for_width(Kernel kind, double tol, int dim, int w) {
+double min_upsampfac_for_width(Kernel kind, double tol, int dim, double w) {
   // Invert x(sigma) = L / (pi sqrt(1 - 1/sigma)) + off <= w for sigma.
   const double L = kind == Kernel::PSWF ? pswf_log_ratio(tol, dim) : -std::log(tol);
-  const double room = kind == Kernel::PSWF ? w - 1.0 : double(w);
+  const double room = kind == Kernel::PSWF ? w - 1.0 : w;
   if (L <= 0) return 1.0;
   if (room <= 0) return std::numeric_limits<double>::infinity();
   const double r = L / (M_PI * room);  // sqrt(1 - 1/sigma) must reach r

@@ -53,9 +53,10 @@ const char* kernel_name(Kernel kind) noexcept;
 int kernel_width_needed(Kernel kind, double tol, double upsampfac, int dim);
 // The same clamped to [kMinWidth, max_width].
 int kernel_width_for(Kernel kind, double tol, double upsampfac, int dim, int max_width);
-// Smallest sigma > 1 at which the rule (for ES: its sigma != 2 branch) gives at most width w;
-// +infinity when no sigma does. Candidates of the upsampling-factor choice.
-double min_upsampfac_for_width(Kernel kind, double tol, int dim, int w);
+// Smallest sigma > 1 at which the rule's width before its ceil() (for ES: its sigma != 2
+// branch) is at most w (w may be fractional); +infinity when no sigma does. Candidates of the
+// upsampling-factor choice.
+double min_upsampfac_for_width(Kernel kind, double tol, int dim, double w);
 // Shape parameter for width w at sigma: ES beta, PSWF c.
 double kernel_shape_for(Kernel kind, int w, double upsampfac);
 

@@ -6,7 +6,8 @@
 // Trade-off: a smaller sigma shrinks the fine grid (FFT and grid passes, memory) by sigma^dim
 // but needs a wider kernel (spreading / interpolation cost ~ w^dim per point). Candidates are
 // sigma = 2 and, for each width between w(2) and w(1.25), the smallest sigma at which the width
-// rule gives that width (a larger sigma at the same width only costs grid). The fine grid of
+// rule gives that width with half a cell to spare (a larger sigma at the same width only costs
+// grid; at no spare the error would sit above tol). The fine grid of
 // each candidate is the FFT-friendly size the plan would use (common/grid.hpp).
 //
 // Cost per transform, in nanoseconds on the machines it was calibrated on:
