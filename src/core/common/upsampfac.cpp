@@ -24,13 +24,13 @@ CostConstants constants(Backend backend, bool single) {
   // CUDA (H200): from the device runs of ../shared/benchmarks.md (2026-12-01): P1/P3 give
   // about 1 ps per cell touched and 0.05 ns per point (float; double ~1.3 ps), cuFFT about
   // 0.5 ps (float) / 1 ps (double) per cell and log2, the grid passes 4 / 8 ps per cell
-  // (memory-bound at ~4 TB/s). To be refined by scripts/calibrate_upsampfac.py on the device.
+  // (memory-bound at ~4 TB/s). Checked on the device by scripts/device_pswf.sh calib.
   if (backend == Backend::Cuda)
     return single ? CostConstants{0.05, 0.0010, 0.0005, 0.004}
                   : CostConstants{0.06, 0.0013, 0.0010, 0.008};
   // CPU: least-squares fit of one-thread execute times (96 problems x sigma 1.25 / 1.5 / 2,
-  // 1D-3D, types 1-2, densities 0.1 and 1, 2-core AMD EPYC with AVX-512, 2026-12-02); the fit
-  // puts the grid passes into the FFT term (grid 0).
+  // 1D-3D, types 1-2, densities 0.1 and 1; the 2-core AVX-512 Xeon of the development machine,
+  // 2026-12-02, scripts/calibrate_upsampfac.py); the fit puts the grid passes into the FFT term.
   return single ? CostConstants{15.5, 0.68, 0.30, 0.0} : CostConstants{18.6, 0.80, 0.57, 0.0};
 }
 

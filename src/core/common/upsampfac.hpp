@@ -13,7 +13,7 @@
 // Cost per transform, in nanoseconds on the machines it was calibrated on:
 //   points M x (per-point cost + per-cell cost x cells touched)
 //   + fine grid G x (FFT cost x log2 G + per-cell cost of the grid passes)
-// CPU (OpenMP + FFTW, one thread of an AVX-512 EPYC): a point touches w^(dim-1) rows of
+// CPU (OpenMP + FFTW, one thread of an AVX-512 Xeon): a point touches w^(dim-1) rows of
 // ceil(2 w sizeof(T) / 64) vectors. CUDA (H200): a point touches w^dim cells (atomics or
 // gathers), the FFT and the grid passes are memory-bound. The constants and where they come
 // from are in upsampfac.cpp; docs/performance.md has the measurements. (With many threads
