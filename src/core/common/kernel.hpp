@@ -66,7 +66,7 @@ double es_kernel(double t, int w, double beta);
 double kernel_value(const KernelSpec& k, double t);
 
 // Builds the spec: width (clamped to max_width), shape, PSWF series, and the Horner fit of the
-// smallest degree whose error is below tol / 10.
+// smallest degree whose error is below tol / 10 (PSWF at tol > 1e-3: tol / 100).
 KernelSpec make_kernel(Kernel kind, double tol, double upsampfac, int dim, int max_width);
 
 // Evaluates the w kernel values for a point whose first grid cell is at offset x1 = i0 - x,
