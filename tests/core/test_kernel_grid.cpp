@@ -46,7 +46,7 @@ TEST(KernelWidth, InRangeAndMonotone) {
 
 TEST(KernelWidth, PswfRuleMatchesFinufft) {
   // Widths FINUFFT 2.5.1 (PyPI, kerformula 8 "PSWF (beta shift)") printed with debug = 1 for
-  // these (dim, tol, sigma), 2026-12-02; its rule: ceil(log(tolfac/tol) / (pi sqrt(1 - 1/sigma))
+  // these (dim, tol, sigma), 2026-12-01; its rule: ceil(log(tolfac/tol) / (pi sqrt(1 - 1/sigma))
   // + 1), tolfac = 0.18 * 1.4^(dim - 1).
   struct Row { int dim; double tol, sigma; int w; };
   const Row rows[] = {{1, 1e-3, 1.25, 5},  {1, 1e-6, 1.25, 10}, {3, 1e-2, 1.25, 4},

@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "common/kernel.hpp"
+#include "common/kernel_ft.hpp"
 #include "common/pswf.hpp"
+#include "common/rounding_floor.hpp"
 
 namespace nufftmp::detail {
 namespace {
@@ -34,7 +36,7 @@ TEST(Pswf0, SatisfiesItsEigenEquation) {
 
 TEST(Pswf0, MatchesKnownValues) {
   // chi_0 from scipy.special.pro_cv(0, 0, c) and psi_0(c, x) / psi_0(c, 0) from
-  // scipy.special.pro_ang1(0, 0, c, x) (SciPy 1.17.1, Zhang & Jin's routines), 2026-12-02.
+  // scipy.special.pro_ang1(0, 0, c, x) (SciPy 1.17.1, Zhang & Jin's routines), 2026-12-01.
   // Those routines are good to about 1e-9 at c = 30 (0.26020554106 where LAPACK's dense
   // eigensolver on a 60-term Legendre matrix, numpy.linalg.eigh, gives 0.26020554077182).
   struct Row { double c, chi, x[3], v[3]; };
@@ -62,6 +64,19 @@ TEST(Pswf0, MatchesKnownValues) {
   EXPECT_NEAR(pswf0_value(p0, 0.9), 1.0, 1e-15);
 }
 
+TEST(Pswf0, ChebyshevReexpansionMatchesTheLegendreSeries) {
+  for (double c : {0.0, 2.0, 9.37, 23.5, 37.65}) {
+    const Pswf0 p = make_pswf0(c);
+    const std::vector<double> a = pswf0_chebyshev(p);
+    EXPECT_LT(a.size(), 40 + c);  // the tail was trimmed
+    for (int i = 0; i <= 400; ++i) {
+      const double x = -1.0 + i / 200.0;
+      // Both sums round at a few 1e-15 (the Horner fit of the kernel stops at 2e-14).
+      EXPECT_NEAR(chebyshev_series(a, 2 * x * x - 1), pswf0_value(p, x), 1e-14) << c << " " << x;
+    }
+  }
+}
+
 TEST(PswfKernel, IsOneAtZeroEvenPositiveAndDecreasing) {
   for (double tol : {1e-1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-14})
     for (double sigma : {2.0, 1.5, 1.25})
@@ -84,6 +99,30 @@ TEST(PswfKernel, IsOneAtZeroEvenPositiveAndDecreasing) {
         if (kernel_width_needed(Kernel::PSWF, tol, sigma, dim) <= kMaxWidth)  // not clamped
           EXPECT_LT(prev, 50 * tol) << "w " << k.w;
       }
+}
+
+TEST(PswfKernel, ItsFourierTransformIsItself) {
+  // int_{-1}^{1} psi_0(c, x) exp(i c x y) dx = lambda psi_0(c, y): for the kernel,
+  // phihat(xi) / phihat(0) = phi(xi w^2 / (4 c)), which rounding_floor() relies on.
+  for (int w : {4, 7, 10, 16})
+    for (double sigma : {2.0, 1.25}) {
+      const KernelSpec k = kernel_of_width(Kernel::PSWF, w, sigma);
+      const KernelFtQuadrature q = kernel_ft_quadrature(k);
+      for (double xi : {0.3, 1.0, 2.0, M_PI / sigma}) {
+        const double ratio = kernel_ft(q, xi) / kernel_ft(q, 0.0);
+        EXPECT_NEAR(ratio, kernel_value(k, xi * w * w / (4 * k.shape)), 1e-12 + 1e-9 * ratio)
+            << "w " << w << " sigma " << sigma << " xi " << xi;
+      }
+    }
+  // The floor grows with w and as sigma falls, and is tiny at sigma 2 in double.
+  EXPECT_LT(rounding_floor(Kernel::PSWF, 8, 1.25, 3, true),
+            rounding_floor(Kernel::PSWF, 10, 1.25, 3, true));
+  EXPECT_LT(rounding_floor(Kernel::PSWF, 8, 2.0, 3, true),
+            rounding_floor(Kernel::PSWF, 8, 1.25, 3, true));
+  EXPECT_LT(rounding_floor(Kernel::PSWF, 16, 2.0, 3, false), 1e-14);
+  // The measured floors it was built from (rounding_floor.hpp), within 3x.
+  EXPECT_NEAR(std::log10(rounding_floor(Kernel::PSWF, 8, 1.25, 3, true)), std::log10(4.4e-5), 0.5);
+  EXPECT_NEAR(std::log10(rounding_floor(Kernel::PSWF, 16, 1.25, 3, false)), std::log10(1e-9), 0.5);
 }
 
 }  // namespace

@@ -41,8 +41,8 @@ struct KernelSpec {
   // horner[p * w + j]: coefficient of s^(degree - p) on interval j (highest power first), where
   // s in [-1, 1) is the point's position within its cell, shared by all w intervals.
   std::vector<double> horner;
-  // PSWF only: phi(t) = sum_j legendre[j] P_{2j}(2t/w) (Legendre polynomials), phi(0) = 1.
-  std::vector<double> legendre;
+  // PSWF only: phi(t) = sum_j chebyshev[j] T_j(2 z^2 - 1), z = 2t/w (common/pswf.hpp), phi(0) = 1.
+  std::vector<double> chebyshev;
 };
 
 const char* kernel_name(Kernel kind) noexcept;
@@ -64,6 +64,10 @@ double kernel_shape_for(Kernel kind, int w, double upsampfac);
 double es_kernel(double t, int w, double beta);
 // phi(t) of kernel k, evaluated from its formula (0 outside |t| <= w/2).
 double kernel_value(const KernelSpec& k, double t);
+
+// The kernel of width w at sigma without its piecewise polynomial (kind, w, shape, PSWF series):
+// enough for kernel_value() and the kernel's Fourier transform.
+KernelSpec kernel_of_width(Kernel kind, int w, double upsampfac);
 
 // Builds the spec: width (clamped to max_width), shape, PSWF series, and the Horner fit of the
 // smallest degree whose error is below tol / 10 (PSWF at tol > 1e-3: tol / 100).

@@ -119,6 +119,38 @@ double legendre_even_series(const std::vector<double>& coef, double x) {
   return sum;
 }
 
+std::vector<double> pswf0_chebyshev(const Pswf0& p) {
+  const int n = 40 + static_cast<int>(std::ceil(p.c));
+  std::vector<double> f(n), a(n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    const double y = std::cos(M_PI * (i + 0.5) / n);
+    f[i] = pswf0_value(p, std::sqrt(0.5 * (1.0 + y)));
+  }
+  double amax = 0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += f[i] * std::cos(M_PI * j * (i + 0.5) / n);
+    a[j] = (j == 0 ? 1.0 : 2.0) * s / n;
+    amax = std::max(amax, std::abs(a[j]));
+  }
+  // The coefficients of an entire function fall faster than exponentially: from the first one
+  // below 1e-16 of the largest on, the rest is the interpolation's rounding noise (~1e-16 each).
+  int keep = 1;
+  while (keep < n && std::abs(a[keep]) >= 1e-16 * amax) ++keep;
+  a.resize(keep);
+  return a;
+}
+
+double chebyshev_series(const std::vector<double>& a, double y) {
+  double b1 = 0, b2 = 0;
+  for (int j = static_cast<int>(a.size()) - 1; j >= 1; --j) {
+    const double b0 = a[j] + 2 * y * b1 - b2;
+    b2 = b1;
+    b1 = b0;
+  }
+  return a[0] + y * b1 - b2;
+}
+
 void pswf0_derivatives(const Pswf0& p, double x, double& u, double& du, double& d2u) {
   // The recurrence differentiated once and twice (valid at |x| = 1 too).
   double pm1 = 0, pk = 1, dpm1 = 0, dpk = 0, ddpm1 = 0, ddpk = 0;

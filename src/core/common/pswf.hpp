@@ -33,7 +33,17 @@ double legendre_even_series(const std::vector<double>& coef, double x);
 // psi_0(c, x) for |x| <= 1 (the series; its value outside [-1, 1] is not the kernel's).
 inline double pswf0_value(const Pswf0& p, double x) { return legendre_even_series(p.coef, x); }
 
-// The same series and its first two derivatives at x, for checks of the eigen-equation.
+// psi_0 re-expanded as sum_j a[j] T_j(2 x^2 - 1) (Chebyshev polynomials in y = 2 x^2 - 1, which
+// covers the even function on [-1, 1] once): evaluated by Clenshaw's recurrence, without the
+// divisions of the Legendre one, about 10x faster (the plan evaluates the kernel a few thousand
+// times to fit and check its piecewise polynomial). Interpolation at Chebyshev nodes in y; the
+// coefficients fall below 1e-16 of the largest within about c/2 + 15 terms.
+std::vector<double> pswf0_chebyshev(const Pswf0& p);
+
+// sum_j a[j] T_j(y), |y| <= 1.
+double chebyshev_series(const std::vector<double>& a, double y);
+
+// The Legendre series and its first two derivatives at x, for checks of the eigen-equation.
 void pswf0_derivatives(const Pswf0& p, double x, double& u, double& du, double& d2u);
 
 }  // namespace nufftmp::detail

@@ -5,7 +5,7 @@
 // roundoff u on the fine grid, spread evenly over its frequencies; the deconvolution divides
 // frequency k by phihat(k), so the output keeps u x mean(phihat(0) / phihat(k)) per axis. That
 // mean grows fast as sigma falls (phihat at the band edge pi/sigma decays) and as w grows, so a
-// wider kernel at low sigma can be less accurate: measured (CPU, 2026-12-02), 3D float at sigma
+// wider kernel at low sigma can be less accurate: measured (CPU, 2026-12-01), 3D float at sigma
 // 1.25 reaches 4.4e-5 with w = 8, 1.3e-4 with w = 9 and 4.7e-4 with w = 10, and 3D double at
 // sigma 1.25, w = 16 stops near 1e-9; the model below predicts 5e-5, 1.3e-4, 3.7e-4 and 7e-10.
 // (FINUFFT 2.6 caps float at w = 8 below sigma 1.4 for the same reason.)
@@ -26,7 +26,8 @@ struct WidthChoice {
 
 // The rule's width for tol when its rounding floor stays below tol (and it fits max_width);
 // otherwise the width up to that one with the least rule error + rounding floor.
+// feasibility_only: stop once tol is known to be out of reach (w and error then unset).
 WidthChoice choose_width(Kernel kind, double tol, double upsampfac, int dim, bool single,
-                         int max_width);
+                         int max_width, bool feasibility_only = false);
 
 }  // namespace nufftmp::detail

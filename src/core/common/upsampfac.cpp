@@ -30,7 +30,7 @@ CostConstants constants(Backend backend, bool single) {
                   : CostConstants{0.06, 0.0013, 0.0010, 0.008};
   // CPU: least-squares fit of one-thread execute times (96 problems x sigma 1.25 / 1.5 / 2,
   // 1D-3D, types 1-2, densities 0.1 and 1; the 2-core AVX-512 Xeon of the development machine,
-  // 2026-12-02, scripts/calibrate_upsampfac.py); the fit puts the grid passes into the FFT term.
+  // 2026-12-01, scripts/calibrate_upsampfac.py); the fit puts the grid passes into the FFT term.
   return single ? CostConstants{15.5, 0.68, 0.30, 0.0} : CostConstants{18.6, 0.80, 0.57, 0.0};
 }
 
@@ -47,20 +47,31 @@ double cells_per_point(const UpsampfacProblem& p, int w) {
 
 }  // namespace
 
-UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
+namespace {
+
+UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bool reachable) {
   UpsampfacChoice c;
   c.sigma = sigma;
-  c.w = choose_width(p.kernel, p.tol, sigma, p.dim, p.single, max_width_for(p)).w;
+  c.w = w;
+  c.reachable = reachable;
   double G = 1, M = p.points;
-  for (int d = 0; d < p.dim; ++d) G *= static_cast<double>(fine_grid_size(p.N[d], sigma, c.w));
+  for (int d = 0; d < p.dim; ++d) G *= static_cast<double>(fine_grid_size(p.N[d], sigma, w));
   if (M <= 0) {
     M = 1;
     for (int d = 0; d < p.dim; ++d) M *= 2.0 * static_cast<double>(p.N[d]);
   }
   const CostConstants k = constants(p.backend, p.single);
-  c.point_cost = M * (k.per_point + k.per_cell * cells_per_point(p, c.w));
+  c.point_cost = M * (k.per_point + k.per_cell * cells_per_point(p, w));
   c.grid_cost = G * (k.fft * std::log2(std::max(G, 2.0)) + k.grid);
   return c;
+}
+
+}  // namespace
+
+UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
+  // The width the plan would use (when tol is out of reach, the best one: the fallback's cost).
+  const WidthChoice wc = choose_width(p.kernel, p.tol, sigma, p.dim, p.single, max_width_for(p));
+  return cost_at_width(p, sigma, wc.w, !wc.limited);
 }
 
 UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
@@ -87,9 +98,9 @@ UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
   UpsampfacChoice best;
   bool found = false;
   for (double s : candidates) {  // decreasing
-    if (choose_width(p.kernel, p.tol, s, p.dim, p.single, max_width_for(p)).limited)
-      continue;  // cannot reach tol at s (width or rounding)
-    const UpsampfacChoice c = upsampfac_cost(p, s);
+    const WidthChoice wc = choose_width(p.kernel, p.tol, s, p.dim, p.single, max_width_for(p), true);
+    if (wc.limited) continue;  // cannot reach tol at s (width or rounding)
+    const UpsampfacChoice c = cost_at_width(p, s, wc.w, true);
     if (!found || c.cost() * kMargin < best.cost()) {
       best = c;
       found = true;

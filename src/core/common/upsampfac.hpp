@@ -49,6 +49,7 @@ struct UpsampfacProblem {
 struct UpsampfacChoice {
   double sigma = kMaxUpsampfac;
   int w = 0;                // kernel width at sigma
+  bool reachable = true;    // tol reachable at sigma (width and rounding, rounding_floor.hpp)
   double point_cost = 0;    // model ns: spreading / interpolation
   double grid_cost = 0;     // model ns: FFT and the passes over the fine grid
   double cost() const { return point_cost + grid_cost; }

@@ -33,10 +33,10 @@ struct KernelEvaluator {
   int w = 0;
   int wpad = 0;
   bool horner = true;
-  // Direct evaluation: ES exp(beta (sqrt(1 - z^2) - 1)), or PSWF sum_j legendre[j] P_2j(z).
+  // Direct evaluation: ES exp(beta (sqrt(1 - z^2) - 1)), or PSWF sum_j cheb[j] T_j(2 z^2 - 1).
   Kernel kind = Kernel::PSWF;
   T beta = 0;
-  std::vector<T> legendre;
+  std::vector<T> cheb;
 
   KernelEvaluator() = default;
   KernelEvaluator(const KernelSpec& k, KernelEval how)
@@ -47,7 +47,7 @@ struct KernelEvaluator {
         horner(how == KernelEval::Horner),
         kind(k.kind),
         beta(static_cast<T>(k.shape)),
-        legendre(k.legendre.begin(), k.legendre.end()) {
+        cheb(k.chebyshev.begin(), k.chebyshev.end()) {
     coef_pad.assign(static_cast<size_t>((degree + 1) * wpad), T(0));
     for (int p = 0; p <= degree; ++p)
       for (int j = 0; j < w; ++j) coef_pad[p * wpad + j] = coef[p * w + j];
@@ -93,22 +93,22 @@ inline void kernel_values(const KernelEvaluator<T>& k, T x1, T* __restrict out) 
       out[j] = arg >= T(0) ? std::exp(k.beta * (std::sqrt(arg) - T(1))) : T(0);
     }
   } else {
-    const int kmax = 2 * (static_cast<int>(k.legendre.size()) - 1);
+    const int n = static_cast<int>(k.cheb.size());
     for (int j = 0; j < W; ++j) {
       const T z = T(2) * (x1 + T(j)) / T(W);
       if (!(std::abs(z) <= T(1))) {
         out[j] = T(0);
         continue;
       }
-      // Legendre recurrence; the even degrees carry the coefficients.
-      T pm1 = 0, pk = 1, sum = k.legendre[0];
-      for (int n = 0; n < kmax; ++n) {
-        const T pn1 = (T(2 * n + 1) * z * pk - T(n) * pm1) / T(n + 1);
-        pm1 = pk;
-        pk = pn1;
-        if (n % 2 == 1) sum += k.legendre[(n + 1) / 2] * pk;
+      // Clenshaw's recurrence in y = 2 z^2 - 1.
+      const T y = T(2) * z * z - T(1);
+      T b1 = 0, b2 = 0;
+      for (int m = n - 1; m >= 1; --m) {
+        const T b0 = k.cheb[m] + T(2) * y * b1 - b2;
+        b2 = b1;
+        b1 = b0;
       }
-      out[j] = sum;
+      out[j] = k.cheb[0] + y * b1 - b2;
     }
   }
 }
