@@ -136,12 +136,25 @@ double horner_fit_error(const KernelSpec& k, const std::vector<double>& exact) {
 }  // namespace
 
 KernelSpec kernel_of_width(Kernel kind, int w, double upsampfac) {
+  // The upsampling-factor choice, the width choice and make_kernel ask for the same few kernels:
+  // keep the last ones of this thread (building psi_0 is most of a plan's set-up time).
+  struct Entry {
+    Kernel kind;
+    int w;
+    double upsampfac;
+    KernelSpec k;
+  };
+  thread_local std::vector<Entry> recent;
+  for (const Entry& e : recent)
+    if (e.kind == kind && e.w == w && e.upsampfac == upsampfac) return e.k;
   KernelSpec k;
   k.kind = kind;
   k.upsampfac = upsampfac;
   k.w = w;
   k.shape = kernel_shape_for(kind, w, upsampfac);
   if (kind == Kernel::PSWF) k.chebyshev = pswf0_chebyshev(make_pswf0(k.shape));
+  if (recent.size() >= 16) recent.erase(recent.begin());
+  recent.push_back({kind, w, upsampfac, k});
   return k;
 }
 

@@ -106,12 +106,35 @@ Pswf0 make_pswf0(double c) {
   return p;
 }
 
+namespace {
+
+// (2k + 1) / (k + 1) and k / (k + 1), the Legendre recurrence's factors, without a division per
+// step (the recurrence runs a few thousand times per plan).
+constexpr int kMaxDegree = 512;
+struct LegendreFactors {
+  double a[kMaxDegree], b[kMaxDegree];
+  LegendreFactors() {
+    for (int k = 0; k < kMaxDegree; ++k) {
+      a[k] = (2.0 * k + 1) / (k + 1);
+      b[k] = double(k) / (k + 1);
+    }
+  }
+};
+const LegendreFactors& legendre_factors() {
+  static const LegendreFactors f;
+  return f;
+}
+
+}  // namespace
+
 double legendre_even_series(const std::vector<double>& coef, double x) {
   // Legendre recurrence over all degrees; only the even ones carry coefficients.
+  const LegendreFactors& lf = legendre_factors();
   double pm1 = 0, pk = 1, sum = coef[0];
   const int kmax = 2 * (static_cast<int>(coef.size()) - 1);
+  if (kmax >= kMaxDegree) throw Error(ErrorCode::Internal, "PSWF series too long");
   for (int k = 0; k < kmax; ++k) {
-    const double pk1 = ((2 * k + 1) * x * pk - k * pm1) / (k + 1);
+    const double pk1 = lf.a[k] * x * pk - lf.b[k] * pm1;
     pm1 = pk;
     pk = pk1;
     if ((k + 1) % 2 == 0) sum += coef[(k + 1) / 2] * pk;
@@ -126,10 +149,13 @@ std::vector<double> pswf0_chebyshev(const Pswf0& p) {
     const double y = std::cos(M_PI * (i + 0.5) / n);
     f[i] = pswf0_value(p, std::sqrt(0.5 * (1.0 + y)));
   }
+  // cos(pi j (i + 1/2) / n) = cos(pi m / (2n)) with m = j (2i + 1) mod 4n: one table.
+  std::vector<double> cos_table(4 * n);
+  for (int m = 0; m < 4 * n; ++m) cos_table[m] = std::cos(M_PI * m / (2.0 * n));
   double amax = 0;
   for (int j = 0; j < n; ++j) {
     double s = 0;
-    for (int i = 0; i < n; ++i) s += f[i] * std::cos(M_PI * j * (i + 0.5) / n);
+    for (int i = 0; i < n; ++i) s += f[i] * cos_table[(j * (2 * i + 1)) % (4 * n)];
     a[j] = (j == 0 ? 1.0 : 2.0) * s / n;
     amax = std::max(amax, std::abs(a[j]));
   }
