@@ -58,7 +58,7 @@ if want run; then
   mkdir -p "$DATA"
   start=$(date +%s)
   timeout 120 "$BUILD/apps/nufftmp-synth" --output "$DATA/data.h5" --M 81 --n-images 2000 \
-    --nx 128 --ny 128 --pixel-size 0.5e-3 --atoms 200 --fluence 100 --seed 3 \
+    --nx 128 --ny 128 --pixel-size 0.5e-3 --atoms 200 --fluence 100 --seed 3 --overwrite \
     > "$OUT/synth.log" 2>&1
   summary+=("synth rc=$? in $(( $(date +%s) - start )) s")
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
@@ -67,7 +67,7 @@ if want run; then
     local t0; t0=$(date +%s)
     timeout 300 mpirun -np 1 "$BUILD/apps/nufftmp-mtip" --input "$DATA/data.h5" \
       --output "$DATA/$log.h5" --generations 2 --n-ref 10000 --phase-cycles 1 \
-      --q-ramp 1 --match-iter 1 "$@" \
+      --q-ramp 1 --match-iter 1 --overwrite "$@" \
       > "$OUT/$log.log" 2>&1
     summary+=("$log rc=$? in $(( $(date +%s) - t0 )) s")
   }

@@ -9,7 +9,10 @@
 #include <limits>
 #include <string>
 
+#include "checkpoint_identity.hpp"
+#include "input_warnings.hpp"
 #include "nufftmp/mtip.hpp"
+#include "run_outputs.hpp"
 
 namespace nufftmp::mtip {
 
@@ -74,8 +77,10 @@ struct State {
 template <typename T>
 void write_results(const std::string& path, std::int64_t M, const State<T>& s,
                    const std::vector<double>& all_orient, const GenerationReport& g,
-                   const std::vector<double>& truth, const std::vector<double>& aligned) {
+                   const std::vector<double>& truth, const std::vector<double>& aligned,
+                   const detail::RunIdentity& id) {
   H5Writer w(path);
+  detail::write_identity(w, id);
   const std::vector<std::int64_t> cube{M, M, M};
   w.write("density", cube, s.density.data());
   w.write("autocorrelation", cube, s.ac.data());
@@ -131,6 +136,14 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     if (ro.match_iterations < 1)
       throw Error(ErrorCode::InvalidArgument,
                   "match iterations = " + std::to_string(ro.match_iterations) + " (>= 1)");
+    if (ro.resume && ro.overwrite)
+      throw Error(ErrorCode::InvalidArgument, "--resume and --overwrite exclude each other");
+  });
+  // Output and checkpoint checked and locked before any work (see run_outputs.hpp).
+  const std::string ckpt = ro.checkpoint.empty() ? ro.output + ".ckpt.h5" : ro.checkpoint;
+  detail::RunOutputs outputs;
+  collective(comm, [&] {
+    if (rank == 0) outputs = detail::RunOutputs(ro, ckpt);
   });
   // True orientations, when the file has them, also serve to judge a reconstruction from
   // unknown ones (its frame is arbitrary: see aligned density below).
@@ -144,7 +157,9 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
   const auto all_truth_orient = gather_orientations(comm, local.orientations);
   const double scale = reciprocal_scale(local.positions);
   const std::int64_t npix = info.nx * info.ny, nloc = local.share.count;
-  const std::string ckpt = ro.checkpoint.empty() ? ro.output + ".ckpt.h5" : ro.checkpoint;
+  detail::warn_negative_intensities(comm, ro.input, local, npix);
+  detail::RunIdentity identity;  // rank 0's (the writer's)
+  if (rank == 0) identity = detail::run_identity(ro, M, info, local);
   say("mtip: %lld images of %lld x %lld on %d ranks, M = %lld, %s orientations, %s precision\n",
       (long long)info.n_images, (long long)info.ny, (long long)info.nx, size, (long long)M,
       ro.known_orientations ? "known" : "unknown", sizeof(T) == 4 ? "float" : "double");
@@ -167,7 +182,16 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     collective(comm, [&] {
       if (!std::ifstream(ckpt).good())
         throw Error(ErrorCode::IoFailure, "--resume: no checkpoint '" + ckpt + "'");
+      if (rank == 0) detail::check_identity(ckpt, identity);
       st.generation = static_cast<int>(read_attribute(ckpt, "generation"));
+      // Fewer generations than the checkpoint holds is a mistake (a typo, or the wrong
+      // checkpoint); as many is a finished run resubmitted: nothing to do, said so.
+      if (ro.generations < st.generation)
+        throw Error(ErrorCode::InvalidArgument,
+                    "--resume: checkpoint '" + ckpt + "' already holds generation " +
+                        std::to_string(st.generation) + ", more than --generations " +
+                        std::to_string(ro.generations) + " asks for (pass --generations " +
+                        std::to_string(st.generation + 1) + " or more to continue)");
       std::vector<std::int64_t> d;
       st.ac = read_dataset(ckpt, "autocorrelation", &d);
       if (d != std::vector<std::int64_t>{M, M, M})
@@ -183,6 +207,12 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
         st.orientations.push_back({p[0], p[1], p[2], p[3]});
       }
     });
+    if (st.generation == ro.generations) {
+      if (rank == 0)
+        std::printf("mtip: nothing to do: checkpoint %s already holds generation %d of %d\n",
+                    ckpt.c_str(), st.generation, ro.generations);
+      return {};
+    }
     say("mtip: resuming after generation %d from %s\n", st.generation, ckpt.c_str());
   } else if (ro.known_orientations) {
     st.orientations = local.orientations;
@@ -420,11 +450,12 @@ std::vector<GenerationReport> run(MPI_Comm comm, const ReconstructOptions& ro) {
     g.orientation_error_deg = stats[3];
     g.frame_agreement = stats[4];
 
-    // Results and checkpoint: gathered to rank 0, each file written to .tmp then renamed.
+    // Results and checkpoint: gathered to rank 0, each file written atomically and durably
+    // (H5Writer), the checkpoint last: it never runs ahead of the results.
     collective(comm, [&] {
       if (rank != 0) return;
-      write_results(ro.output, M, st, all_orient, g, truth, aligned);
-      write_results(ckpt, M, st, all_orient, g, truth, aligned);
+      write_results(ro.output, M, st, all_orient, g, truth, aligned, identity);
+      write_results(ckpt, M, st, all_orient, g, truth, aligned, identity);
     });
     say("gen %d/%d: slicing %.2f s, matching %.2f s, merging %.2f s (CG %d it, res %.1e), "
         "phasing %.2f s (Fourier err %.3f)",

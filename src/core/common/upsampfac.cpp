@@ -55,7 +55,13 @@ UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bo
   c.w = w;
   c.reachable = reachable;
   double G = 1, M = p.points;
-  for (int d = 0; d < p.dim; ++d) G *= static_cast<double>(fine_grid_size(p.N[d], sigma, w));
+  for (int d = 0; d < p.dim; ++d) {
+    // The plan's FFT-friendly size; past 2^24 modes the search for it takes long and changes
+    // the estimate by little.
+    const double n = static_cast<double>(p.N[d]);
+    G *= n <= 16777216.0 ? static_cast<double>(fine_grid_size(p.N[d], sigma, w))
+                         : std::max(std::ceil(sigma * n), 2.0 * w);
+  }
   if (M <= 0) {
     M = 1;
     for (int d = 0; d < p.dim; ++d) M *= 2.0 * static_cast<double>(p.N[d]);
