@@ -16,11 +16,12 @@ enum OptId {
   kPrec = 256, kType, kN1, kN2, kN3, kM, kNtransf, kTol, kIsign, kMethod, kNruns, kPlanRuns,
   kSort,
   kBackend, kDist, kCheck, kCheckSamples, kJson, kUpsampfac, kModeord, kSeed, kNthreads,
-  kMaxbatch, kDebug, kScaling, kHelp
+  kMaxbatch, kDebug, kScaling, kKernel, kHelp
 };
 
 using apps::bad_value;
 using apps::Interval;
+using apps::parse_choice;
 using apps::parse_int;
 using apps::parse_integer;
 using apps::parse_real;
@@ -50,6 +51,7 @@ Options BenchOptions::plan_options() const {
   o.method = method;
   o.modeord = modeord;
   o.upsampfac = upsampfac;
+  o.kernel = kernel;
   o.nthreads = nthreads;
   o.maxbatchsize = maxbatchsize;
   o.sort = sort;
@@ -98,7 +100,9 @@ std::string usage_text(const char* prog) {
      << "  --check               relative l2 error against the direct sum on sampled outputs\n"
      << "  --check_samples n     outputs sampled by --check (default 100..1000 by M)\n"
      << "  --json                print one JSON object per line instead of the table\n"
-     << "  --upsampfac s         upsampling factor sigma in [1.25, 2] (default 2)\n"
+     << "  --upsampfac s         upsampling factor sigma in [1.25, 2], 0 = the library's choice\n"
+     << "                        (default 0)\n"
+     << "  --kernel k            pswf (default) or es (exponential of semicircle)\n"
      << "  --modeord 0|1         0: increasing modes, 1: FFT order (default 0)\n"
      << "  --seed s              random seed for points and strengths (default 42)\n"
      << "  --nthreads n          CPU engine threads, 0 = all (default 0)\n"
@@ -132,6 +136,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       {"check_samples", required_argument, nullptr, kCheckSamples},
       {"json", no_argument, nullptr, kJson},
       {"upsampfac", required_argument, nullptr, kUpsampfac},
+      {"kernel", required_argument, nullptr, kKernel},
       {"modeord", required_argument, nullptr, kModeord},
       {"seed", required_argument, nullptr, kSeed},
       {"nthreads", required_argument, nullptr, kNthreads},
@@ -189,7 +194,13 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       case kCheckSamples: o.check_samples = parse_integer("check_samples", optarg, 1, kMaxSize); break;
       case kJson: o.json = true; break;
       case kUpsampfac:
-        o.upsampfac = parse_real("upsampfac", optarg, Interval{1.25, 2.0});
+        o.upsampfac = parse_real("upsampfac", optarg, Interval{0.0, 2.0});
+        if (o.upsampfac != 0.0 && o.upsampfac < 1.25)
+          bad_value("upsampfac", v, "must be 0 (the library's choice) or in [1.25, 2]");
+        break;
+      case kKernel:
+        o.kernel = parse_choice("kernel", optarg, {"pswf", "es"}) == 0 ? Kernel::PSWF
+                                                                         : Kernel::ES;
         break;
       case kModeord: o.modeord = parse_int("modeord", optarg, 0, 1); break;
       case kSeed:

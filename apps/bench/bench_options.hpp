@@ -31,7 +31,8 @@ struct BenchOptions {
   bool check = false;
   std::int64_t check_samples = 0;    // 0: choose (100..1000, fewer for large M)
   bool json = false;
-  double upsampfac = 2.0;
+  double upsampfac = 0.0;            // 0: the library chooses
+  Kernel kernel = Kernel::PSWF;
   int modeord = 0;
   std::uint64_t seed = 42;
   int nthreads = 0;

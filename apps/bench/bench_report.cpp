@@ -53,8 +53,8 @@ void print_table(const BenchResult& r, std::ostream& os) {
   os << "nufftmp-bench: type " << r.type << ", " << r.dim << "D, "
      << (r.prec == "d" ? "double" : "float") << ", N " << dims_text(r.N, r.dim) << ", M " << r.M
      << ", ntransf " << r.ntransf << ", tol " << r.tol << ", " << r.dist << " points\n"
-     << "  backend " << r.backend << " (" << r.gpu << "), method " << r.method << ", w "
-     << r.kernel_width << ", sigma " << r.upsampfac << ", fine grid " << dims_text(r.nf, r.dim)
+     << "  backend " << r.backend << " (" << r.gpu << "), method " << r.method << ", kernel "
+     << r.kernel << " w " << r.kernel_width << ", sigma " << r.upsampfac << ", fine grid " << dims_text(r.nf, r.dim)
      << ", ranks " << r.ranks << "\n";
   std::snprintf(line, sizeof line, "  %-22s %12s %14s\n", "stage", "time (ms)", "points/s");
   os << line;
@@ -98,7 +98,8 @@ void print_json(const BenchResult& r, std::ostream& os) {
     << ",\"tol_eff\":" << json_number(r.tol_eff) << ",\"dist\":" << json_string(r.dist)
     << ",\"backend\":" << json_string(r.backend) << ",\"method\":" << json_string(r.method)
     << ",\"gpu\":" << json_string(r.gpu) << ",\"ranks\":" << r.ranks
-    << ",\"scaling\":" << json_string(r.scaling) << ",\"w\":" << r.kernel_width
+    << ",\"scaling\":" << json_string(r.scaling) << ",\"kernel\":" << json_string(r.kernel)
+    << ",\"w\":" << r.kernel_width
     << ",\"upsampfac\":" << json_number(r.upsampfac) << ",\"nf\":" << dims_json(r.nf, r.dim)
     << ",\"n_runs\":" << r.n_runs << ",\"plan_runs\":" << r.plan_runs
     << ",\"plan_ms\":" << json_number(r.plan_ms)

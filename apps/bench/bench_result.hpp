@@ -25,6 +25,7 @@ struct BenchResult {
   std::string backend;              // "cpu" or "cuda"
   std::string method;
   std::string gpu;                  // device name, or "cpu"
+  std::string kernel;               // "pswf" or "es"
   int kernel_width = 0;
   double upsampfac = 0;
   std::int64_t nf[3] = {1, 1, 1};

@@ -62,6 +62,7 @@ BenchResult run_typed(const BenchOptions& o) {
   r.backend = backend_name(plan->backend());
   r.method = method_name(plan->method());
   r.gpu = on_device ? current_device_name() : "cpu";
+  r.kernel = kernel_name(plan->kernel());
   r.kernel_width = plan->kernel_width();
   r.upsampfac = plan->upsampfac();
   r.tol_eff = plan->tolerance();

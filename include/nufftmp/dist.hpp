@@ -110,7 +110,7 @@ template <typename T>
 class DistPlan {
  public:
   using complex_type = std::complex<T>;
-  // Collective. type, modes, isign, ntransf, tol (and modeord, upsampfac, the DistOptions)
+  // Collective. type, modes, isign, ntransf, tol (and modeord, upsampfac, kernel, the DistOptions)
   // must agree on all ranks: a mismatch is Error(InvalidArgument) on every rank, naming the
   // parameter and the values. opts.backend must be Auto or the context's; on GPUs the local
   // plan runs on the context's device and stream (opts.gpu_device / cuda_stream are replaced).

@@ -41,6 +41,7 @@ struct Type3Bounds {
 
 const char* backend_name(Backend b) noexcept;
 const char* method_name(Method m) noexcept;
+const char* kernel_name(Kernel k) noexcept;   // "pswf", "es"
 // True when this build has the CUDA engine and at least one device is visible.
 bool cuda_available() noexcept;
 // Number of visible CUDA devices (0 when the CUDA engine is not built in).
@@ -116,8 +117,9 @@ class Plan {
   std::int64_t num_modes() const;                 // prod(N); type 3: N (targets)
   std::int64_t num_points() const;                // M of the last set_points (0 before)
   std::array<std::int64_t, 3> fine_grid() const;  // unused dims are 1
+  Kernel kernel() const;      // Options::kernel
   int kernel_width() const;
-  double kernel_beta() const;
+  double kernel_beta() const;  // the kernel's shape parameter: ES beta, PSWF c
   double upsampfac() const;
   double tolerance() const;  // effective tolerance (after any clamping to the precision floor)
   Backend backend() const;   // resolved: Cpu or Cuda

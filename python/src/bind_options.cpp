@@ -26,6 +26,7 @@ void bind_options(nb::module_& m) {
       .value("GMSort", Method::GMSort)
       .value("SM", Method::SM)
       .value("Output", Method::Output);
+  nb::enum_<Kernel>(m, "Kernel").value("PSWF", Kernel::PSWF).value("ES", Kernel::ES);
   nb::enum_<KernelEval>(m, "KernelEval")
       .value("Horner", KernelEval::Horner)
       .value("Direct", KernelEval::Direct);
@@ -34,6 +35,7 @@ void bind_options(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("backend", &Options::backend)
       .def_rw("method", &Options::method)
+      .def_rw("kernel", &Options::kernel)
       .def_rw("kernel_eval", &Options::kernel_eval)
       .def_rw("modeord", &Options::modeord)
       .def_rw("upsampfac", &Options::upsampfac)

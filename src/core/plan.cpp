@@ -38,6 +38,8 @@ const char* backend_name(Backend b) noexcept {
   return "unknown";
 }
 
+const char* kernel_name(Kernel k) noexcept { return detail::kernel_name(k); }
+
 const char* method_name(Method m) noexcept {
   switch (m) {
     case Method::Auto: return "auto";
@@ -53,6 +55,12 @@ int cuda_device_count() noexcept { return detail::cuda_device_count_impl(); }
 bool cuda_available() noexcept { return cuda_device_count() > 0; }
 
 namespace {
+
+// The engine is known before the configuration: the choice of upsampfac depends on it.
+Options with_resolved_backend(Options o) {
+  if (o.backend == Backend::Auto) o.backend = cuda_available() ? Backend::Cuda : Backend::Cpu;
+  return o;
+}
 
 // The engine of a validated configuration: its backend resolved, type 3 on top of it.
 template <typename T>
@@ -82,7 +90,8 @@ template <typename T>
 Plan<T>::Plan(int type, const std::vector<std::int64_t>& modes, int isign, int ntransf,
               double tol, const Options& opts)
     : config_(std::make_unique<detail::PlanConfig>(
-          detail::make_plan_config<T>(type, modes, isign, ntransf, tol, opts))),
+          detail::make_plan_config<T>(type, modes, isign, ntransf, tol,
+                                          with_resolved_backend(opts)))),
       engine_(make_engine<T>(*config_)) {
   if (opts.debug > 0) std::cerr << "nufftmp: " << describe() << "\n";
 }
@@ -98,7 +107,8 @@ Plan<T>::Plan(Type3Tag, int type, long long dim, int isign, int ntransf, double 
     throw Error(ErrorCode::InvalidArgument,
                 "dim = " + std::to_string(dim) + " (must be 1, 2 or 3)");
   config_ = std::make_unique<detail::PlanConfig>(
-      detail::make_type3_plan_config<T>(static_cast<int>(dim), isign, ntransf, tol, opts));
+      detail::make_type3_plan_config<T>(static_cast<int>(dim), isign, ntransf, tol,
+                                         with_resolved_backend(opts)));
   engine_ = make_engine<T>(*config_);
   if (opts.debug > 0) std::cerr << "nufftmp: " << describe() << "\n";
 }
@@ -200,7 +210,8 @@ template <typename T> std::array<std::int64_t, 3> Plan<T>::fine_grid() const {
   return config().nf;
 }
 template <typename T> int Plan<T>::kernel_width() const { return config().kernel.w; }
-template <typename T> double Plan<T>::kernel_beta() const { return config().kernel.beta; }
+template <typename T> Kernel Plan<T>::kernel() const { return config().kernel.kind; }
+template <typename T> double Plan<T>::kernel_beta() const { return config().kernel.shape; }
 template <typename T> double Plan<T>::upsampfac() const { return config().kernel.upsampfac; }
 template <typename T> double Plan<T>::tolerance() const { return config().tol; }
 template <typename T> Backend Plan<T>::backend() const { return engine().backend(); }
@@ -218,7 +229,8 @@ std::string Plan<T>::describe() const {
   for (int d = 0; d < c.dim; ++d) os << (d ? "x" : " ") << c.N[d];
   os << ", fine grid";
   for (int d = 0; d < c.dim; ++d) os << (d ? "x" : " ") << c.nf[d];
-  os << ", w = " << c.kernel.w << ", beta = " << c.kernel.beta << ", sigma = "
+  os << ", kernel " << kernel_name(c.kernel.kind) << " w = " << c.kernel.w
+     << (c.kernel.kind == Kernel::ES ? ", beta = " : ", c = ") << c.kernel.shape << ", sigma = "
      << c.kernel.upsampfac << ", tol = " << c.tol << ", ntransf = " << c.ntransf
      << ", backend " << backend_name(backend()) << ", method " << method_name(method());
   return os.str();

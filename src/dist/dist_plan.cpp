@@ -148,6 +148,7 @@ DistPlan<T>::DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& m
        Param{"ntransf", {static_cast<double>(ntransf)}}, Param{"tol", {tol}},
        Param{"modeord", {static_cast<double>(opts.modeord)}},
        Param{"upsampfac", {opts.upsampfac}},
+       Param{"kernel", {static_cast<double>(opts.kernel)}},
        Param{"backend", {static_cast<double>(opts.backend)}},
        Param{"reduction", {static_cast<double>(dopts.reduction)}},
        Param{"root", {static_cast<double>(dopts.root)}},

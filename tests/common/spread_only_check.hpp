@@ -1,7 +1,8 @@
 // Options::spread_interp_only against a direct evaluation of the kernel sums: for type 1
 // f[g] = sum_j c_j prod_d phi(g_d - u_jd), for type 2 c_j = sum_g f[g] prod_d phi(g_d - u_jd),
 // with u_jd = x_jd N_d / 2pi folded into [0, N_d) and the cell distance taken periodically;
-// phi is the plan's kernel evaluated directly (exp and sqrt). Engine-agnostic (host API).
+// phi is the plan's kernel evaluated from its formula (common/kernel's kernel_value, not the
+// engines' piecewise polynomial). Engine-agnostic (host API).
 #pragma once
 
 #include <cmath>
@@ -14,12 +15,12 @@
 namespace nufftmp::test {
 
 // Kernel weights of point (u in cells) at every cell of an axis of n cells (periodic).
-inline std::vector<double> axis_weights(double u, std::int64_t n, int w, double beta) {
+inline std::vector<double> axis_weights(double u, std::int64_t n, const detail::KernelSpec& ker) {
   std::vector<double> k(static_cast<size_t>(n), 0.0);
   for (std::int64_t g = 0; g < n; ++g) {
     double d = static_cast<double>(g) - u;
     d -= static_cast<double>(n) * std::round(d / static_cast<double>(n));
-    k[g] = detail::kernel_direct(d, w, beta);
+    k[g] = detail::kernel_value(ker, d);
   }
   return k;
 }
@@ -29,8 +30,9 @@ template <typename T>
 double spread_only_error(Plan<T>& plan, const Points<T>& pts, std::mt19937_64& rng) {
   const auto N = plan.modes();
   const std::int64_t M = pts.M, nmodes = plan.num_modes();
-  const int dim = plan.dim(), w = plan.kernel_width();
-  const double beta = plan.kernel_beta();
+  const int dim = plan.dim();
+  const detail::KernelSpec ker =
+      detail::kernel_of_width(plan.kernel(), plan.kernel_width(), plan.upsampfac());
   plan.set_points_host(M, pts.x(), pts.y(), pts.z());
   std::vector<std::complex<T>> c, f;
   if (plan.type() == 1) {
@@ -51,7 +53,7 @@ double spread_only_error(Plan<T>& plan, const Points<T>& pts, std::mt19937_64& r
       }
       double x = static_cast<double>(pts.xyz[d][j]);
       x -= 2 * kPi * std::floor(x / (2 * kPi));
-      k[d] = axis_weights(x * static_cast<double>(N[d]) / (2 * kPi), N[d], w, beta);
+      k[d] = axis_weights(x * static_cast<double>(N[d]) / (2 * kPi), N[d], ker);
     }
     for (std::int64_t g2 = 0; g2 < N[2]; ++g2)
       for (std::int64_t g1 = 0; g1 < N[1]; ++g1)

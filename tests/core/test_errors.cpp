@@ -117,11 +117,14 @@ TEST(Errors, BadScalarParameters) {
   o = ok;
   o.modeord = -1;
   expect_error(make(1, 1, 1, o), ErrorCode::InvalidArgument, {"modeord"});
-  for (double s : {1.0, 2.5, 0.0, std::numeric_limits<double>::quiet_NaN()}) {
+  for (double s : {1.0, 2.5, -1.0, 1.2, std::numeric_limits<double>::quiet_NaN()}) {
     o = ok;
     o.upsampfac = s;
     expect_error(make(1, 1, 1, o), ErrorCode::InvalidArgument, {"upsampfac"});
   }
+  o = ok;
+  o.kernel = static_cast<Kernel>(7);
+  expect_error(make(1, 1, 1, o), ErrorCode::InvalidArgument, {"kernel", "7"});
   o = ok;
   o.nthreads = -2;
   expect_error(make(1, 1, 1, o), ErrorCode::InvalidArgument, {"nthreads"});

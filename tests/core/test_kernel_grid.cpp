@@ -20,20 +20,57 @@ namespace {
 const double kTols[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8,
                         1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14};
 
+const Kernel kKinds[] = {Kernel::PSWF, Kernel::ES};
+
 TEST(KernelWidth, InRangeAndMonotone) {
-  for (double sigma : {2.0, 1.25}) {
-    int prev = 0;
-    for (double tol : kTols) {
-      const int w = kernel_width_for(tol, sigma);
-      EXPECT_GE(w, kMinWidth);
-      EXPECT_LE(w, kMaxWidth);
-      EXPECT_GE(w, prev) << "tol " << tol << " sigma " << sigma;
-      prev = w;
-    }
-  }
-  // Tighter upsampling needs at least as wide a kernel.
-  for (double tol : kTols) EXPECT_GE(kernel_width_for(tol, 1.25), kernel_width_for(tol, 2.0));
-  EXPECT_EQ(kernel_width_for(1e-6, 2.0), 7);
+  for (Kernel kind : kKinds)
+    for (int dim : {1, 2, 3})
+      for (double sigma : {2.0, 1.6, 1.25}) {
+        int prev = 0;
+        for (double tol : kTols) {
+          const int w = kernel_width_for(kind, tol, sigma, dim, kMaxWidth);
+          EXPECT_GE(w, kMinWidth);
+          EXPECT_LE(w, kMaxWidth);
+          EXPECT_GE(w, prev) << "tol " << tol << " sigma " << sigma;
+          prev = w;
+          EXPECT_LE(kernel_width_for(kind, tol, sigma, dim, kMaxWidthFloat), kMaxWidthFloat);
+          // Tighter upsampling needs at least as wide a kernel.
+          EXPECT_GE(kernel_width_for(kind, tol, 1.25, dim, kMaxWidth), w);
+        }
+      }
+  // The ES rule of FINUFFT <= 2.4 (no dependence on the dimension).
+  EXPECT_EQ(kernel_width_for(Kernel::ES, 1e-6, 2.0, 1, kMaxWidth), 7);
+  EXPECT_EQ(kernel_width_for(Kernel::ES, 1e-6, 2.0, 3, kMaxWidth), 7);
+  EXPECT_EQ(kernel_width_for(Kernel::ES, 1e-6, 1.25, 2, kMaxWidth), 10);
+}
+
+TEST(KernelWidth, PswfRuleMatchesFinufft) {
+  // Widths FINUFFT 2.5.1 (PyPI, kerformula 8 "PSWF (beta shift)") printed with debug = 1 for
+  // these (dim, tol, sigma), 2026-12-01; its rule: ceil(log(tolfac/tol) / (pi sqrt(1 - 1/sigma))
+  // + 1), tolfac = 0.18 * 1.4^(dim - 1).
+  struct Row { int dim; double tol, sigma; int w; };
+  const Row rows[] = {{1, 1e-3, 1.25, 5},  {1, 1e-6, 1.25, 10}, {3, 1e-2, 1.25, 4},
+                      {3, 1e-3, 1.25, 6},  {3, 1e-4, 1.25, 7},  {3, 1e-6, 1.25, 11},
+                      {3, 1e-6, 2.0, 7},   {3, 1e-9, 2.0, 10},  {3, 1e-12, 2.0, 13}};
+  for (const Row& r : rows)
+    EXPECT_EQ(kernel_width_for(Kernel::PSWF, r.tol, r.sigma, r.dim, kMaxWidth), r.w)
+        << "dim " << r.dim << " tol " << r.tol << " sigma " << r.sigma;
+  // Its shape: c = pi w (1 - 1/(2 sigma)) - 0.05 (FINUFFT printed beta = 9.37 for w = 5 at 1.25).
+  EXPECT_NEAR(kernel_shape_for(Kernel::PSWF, 5, 1.25), 9.37, 0.005);
+  EXPECT_NEAR(kernel_shape_for(Kernel::PSWF, 10, 1.25), 18.8, 0.05);
+}
+
+TEST(KernelWidth, MinUpsampfacInvertsTheRule) {
+  for (Kernel kind : kKinds)
+    for (int dim : {1, 3})
+      for (double tol : {1e-2, 1e-5, 1e-9, 1e-13})
+        for (int w = 2; w <= kMaxWidth; ++w) {
+          const double s = min_upsampfac_for_width(kind, tol, dim, w);
+          if (!(s <= 2.0) || s < 1.01) continue;  // unreachable, or any sigma does
+          // Just above s the rule gives w; clearly below it, more. (ES: the sigma != 2 branch.)
+          EXPECT_LE(kernel_width_needed(kind, tol, s * (1 + 1e-9), dim), w) << w;
+          EXPECT_GT(kernel_width_needed(kind, tol, s * (1 - 1e-6), dim), w) << w;
+        }
 }
 
 TEST(FineGrid, NextSmoothEvenIsTheSmallest) {
@@ -64,18 +101,18 @@ TEST(FineGrid, CoversUpsampledModesAndTwoWidths) {
       }
 }
 
-class HornerFit : public ::testing::TestWithParam<std::tuple<double, double>> {};
+class HornerFit : public ::testing::TestWithParam<std::tuple<Kernel, double, double>> {};
 
 TEST_P(HornerFit, MatchesDirectEvaluation) {
-  const auto [tol, sigma] = GetParam();
-  const KernelSpec k = make_kernel(tol, sigma);
+  const auto [kind, tol, sigma] = GetParam();
+  const KernelSpec k = make_kernel(kind, tol, sigma, 3, kMaxWidth);
   std::vector<double> vals(k.w);
   double err = 0;
   for (int i = 0; i < 1000; ++i) {
     const double x1 = -0.5 * k.w + (i + 0.5) / 1000.0;
     kernel_values_horner(k, x1, vals.data());
     for (int j = 0; j < k.w; ++j)
-      err = std::max(err, std::abs(vals[j] - kernel_direct(x1 + j, k.w, k.beta)));
+      err = std::max(err, std::abs(vals[j] - kernel_value(k, x1 + j)));
   }
   // Monomial Horner form in double bottoms out near 2e-14 (reached at tol 1e-14 only).
   EXPECT_LE(err, std::max(0.2 * tol, 2e-14)) << "w " << k.w << " degree " << k.degree;
@@ -91,14 +128,14 @@ TEST_P(HornerFit, MatchesDirectEvaluation) {
       kernel_values_horner(k, x1, vals.data());
       for (int j = 0; j < W; ++j) {
         EXPECT_NEAR(a[j], vals[j], 1e-14);
-        EXPECT_NEAR(b[j], kernel_direct(x1 + j, W, k.beta), 1e-14);
+        EXPECT_NEAR(b[j], kernel_value(k, x1 + j), 1e-14);
       }
     }
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(TolSigma, HornerFit,
-                         ::testing::Combine(::testing::ValuesIn(kTols),
+INSTANTIATE_TEST_SUITE_P(KindTolSigma, HornerFit,
+                         ::testing::Combine(::testing::ValuesIn(kKinds), ::testing::ValuesIn(kTols),
                                             ::testing::Values(2.0, 1.25)));
 
 TEST(KernelEval, FirstCellIsCeilOfLeftEdge) {
@@ -109,9 +146,10 @@ TEST(KernelEval, FirstCellIsCeilOfLeftEdge) {
 }
 
 TEST(Deconvolution, PhihatMatchesBruteQuadrature) {
+  for (Kernel kind : kKinds)
   for (double tol : {1e-3, 1e-9})
     for (double sigma : {2.0, 1.25}) {
-      const KernelSpec k = make_kernel(tol, sigma);
+      const KernelSpec k = make_kernel(kind, tol, sigma, 2, kMaxWidth);
       const std::int64_t N = 50, nf = fine_grid_size(N, sigma, k.w);
       const auto phihat = kernel_fourier_series(N, nf, k);
       ASSERT_EQ(phihat.size(), static_cast<size_t>(N / 2 + 1));
@@ -122,7 +160,7 @@ TEST(Deconvolution, PhihatMatchesBruteQuadrature) {
         double s = 0;
         for (int i = 0; i < n; ++i) {
           const double t = -0.5 * k.w + (i + 0.5) * h;
-          s += kernel_direct(t, k.w, k.beta) * std::cos(2 * M_PI * kk * t / nf);
+          s += kernel_value(k, t) * std::cos(2 * M_PI * kk * t / nf);
         }
         s *= h;
         EXPECT_NEAR(phihat[kk], s, 1e-7 * phihat[0]) << "k " << kk << " tol " << tol;
@@ -131,7 +169,7 @@ TEST(Deconvolution, PhihatMatchesBruteQuadrature) {
 }
 
 TEST(Deconvolution, KernelFtAtAnyFrequencyMatchesTheSeries) {
-  const KernelSpec k = make_kernel(1e-9, 2.0);
+  const KernelSpec k = make_kernel(Kernel::PSWF, 1e-9, 2.0, 1, kMaxWidth);
   const std::int64_t N = 1000, nf = fine_grid_size(N, 2.0, k.w);
   const auto series = kernel_fourier_series(N, nf, k);
   const KernelFtQuadrature q = kernel_ft_quadrature(k);
@@ -246,12 +284,43 @@ TEST(PlanConfig, ToleranceBelowPrecisionIsClampedWithWarning) {
   const auto cf = make_plan_config<float>(1, {16}, 1, 1, 1e-9, Options());
   EXPECT_DOUBLE_EQ(cf.tol, precision_floor<float>());
   EXPECT_FALSE(cf.warning.empty());
-  const auto cd = make_plan_config<double>(1, {16}, 1, 1, 1e-9, Options());
+  Options o;
+  o.upsampfac = 2.0;
+  const auto cd = make_plan_config<double>(1, {16}, 1, 1, 1e-9, o);
   EXPECT_DOUBLE_EQ(cd.tol, 1e-9);
   EXPECT_TRUE(cd.warning.empty());
-  EXPECT_EQ(cd.kernel.w, kernel_width_for(1e-9, 2.0));
+  EXPECT_EQ(cd.kernel.kind, Kernel::PSWF);
+  EXPECT_EQ(cd.kernel.w, kernel_width_for(Kernel::PSWF, 1e-9, 2.0, 1, kMaxWidth));
   EXPECT_EQ(cd.nf[0], fine_grid_size(16, 2.0, cd.kernel.w));
   EXPECT_EQ(cd.nf[1], 1);
+}
+
+TEST(PlanConfig, KernelOptionAndDimensionSetTheWidth) {
+  Options o;
+  o.upsampfac = 1.25;
+  o.kernel = Kernel::ES;
+  const auto es = make_plan_config<double>(2, {16, 16, 16}, 1, 1, 1e-6, o);
+  EXPECT_EQ(es.kernel.kind, Kernel::ES);
+  EXPECT_EQ(es.kernel.w, kernel_width_for(Kernel::ES, 1e-6, 1.25, 3, kMaxWidth));
+  EXPECT_DOUBLE_EQ(es.kernel.shape, kernel_shape_for(Kernel::ES, es.kernel.w, 1.25));
+  o.kernel = Kernel::PSWF;
+  const auto p1 = make_plan_config<double>(2, {16}, 1, 1, 1e-6, o);
+  const auto p3 = make_plan_config<double>(2, {16, 16, 16}, 1, 1, 1e-6, o);
+  EXPECT_EQ(p1.kernel.w, 10);  // FINUFFT 2.5.1's widths (see PswfRuleMatchesFinufft)
+  EXPECT_EQ(p3.kernel.w, 11);
+  // Float 3D at sigma 1.25 cannot reach 1e-6: the plan stops at width 8 (wider is less
+  // accurate there, common/rounding_floor.hpp), warns, and reports what it reaches.
+  const auto pf = make_plan_config<float>(1, {16, 16, 16}, 1, 1, 1e-6, o);
+  EXPECT_EQ(pf.kernel.w, 8);
+  EXPECT_FALSE(pf.warning.empty());
+  EXPECT_GT(pf.tol, 1e-5);
+  EXPECT_LT(pf.tol, 2e-4);
+  // At sigma 2 it can: no warning, the tolerance kept.
+  o.upsampfac = 2.0;
+  const auto pf2 = make_plan_config<float>(1, {16, 16, 16}, 1, 1, 1e-6, o);
+  EXPECT_EQ(pf2.kernel.w, 7);
+  EXPECT_TRUE(pf2.warning.empty());
+  EXPECT_DOUBLE_EQ(pf2.tol, 1e-6);
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <new>
 #include <sstream>
 
 #include "common/grid.hpp"
+#include "common/rounding_floor.hpp"
+#include "common/upsampfac.hpp"
 #include "nufftmp/errors.hpp"
 
 namespace nufftmp::detail {
@@ -47,6 +50,41 @@ std::string modes_string(const PlanConfig& cfg) {
   return s;
 }
 
+// sigma of upsampfac = 0: the cost model of common/upsampfac, or 2 where there is no FFT to
+// trade the kernel width against (spread_interp_only: the grid is the caller's).
+template <typename T>
+double chosen_upsampfac(const PlanConfig& cfg, const Options& opts, bool no_fft) {
+  if (no_fft) return kMaxUpsampfac;
+  UpsampfacProblem up;
+  up.backend = opts.backend;
+  up.single = sizeof(T) == 4;
+  up.type = cfg.type;
+  up.dim = cfg.dim;
+  up.N = cfg.N;
+  up.tol = cfg.tol;
+  up.kernel = opts.kernel;
+  return choose_upsampfac(up).sigma;
+}
+
+// cfg.kernel at sigma: the width rule's width for cfg.tol, unless tol is out of reach at sigma
+// (only a fixed upsampfac gets there; the choice avoids it): then the best width, a warning, and
+// cfg.tol raised to what the plan reaches.
+template <typename T>
+void set_kernel(PlanConfig& cfg, double sigma) {
+  const Kernel kind = cfg.opts.kernel;
+  const WidthChoice wc =
+      choose_width(kind, cfg.tol, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
+  cfg.kernel = make_kernel(kind, cfg.tol, sigma, cfg.dim, wc.w);
+  if (wc.limited) {
+    if (!cfg.warning.empty()) cfg.warning += "; ";
+    cfg.warning += "tol = " + str(cfg.tol) + " is out of reach at upsampfac = " + str(sigma) +
+                   " in " + (sizeof(T) == 4 ? std::string("float") : std::string("double")) +
+                   "; using kernel width " + str(wc.w) + ", error about " + str(wc.error) +
+                   " (upsampfac = 0 or a larger one reaches further)";
+    cfg.tol = std::max(cfg.tol, wc.error);
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -64,8 +102,11 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
     bad("tol = " + str(tol) + " (must be in [1e-14, 1e-1])");
   if (opts.modeord != 0 && opts.modeord != 1)
     bad("modeord = " + str(opts.modeord) + " (must be 0 or 1)");
-  if (!(opts.upsampfac >= 1.25 && opts.upsampfac <= 2.0))
-    bad("upsampfac = " + str(opts.upsampfac) + " (must be in [1.25, 2.0])");
+  if (!(opts.upsampfac == 0.0 ||
+        (opts.upsampfac >= kMinUpsampfac && opts.upsampfac <= kMaxUpsampfac)))
+    bad("upsampfac = " + str(opts.upsampfac) + " (must be 0 = choose, or in [1.25, 2.0])");
+  if (opts.kernel != Kernel::PSWF && opts.kernel != Kernel::ES)
+    bad("kernel = " + str(static_cast<int>(opts.kernel)) + " (must be Kernel::PSWF or Kernel::ES)");
   if (opts.maxbatchsize < 0) bad("maxbatchsize = " + str(opts.maxbatchsize) + " (must be >= 0)");
   if (opts.nthreads < 0) bad("nthreads = " + str(opts.nthreads) + " (must be >= 0)");
 
@@ -89,7 +130,10 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
       bad("modes[" + str(d) + "] = " + str(n) + " (must be in [1, 2^40])");
     cfg.N[d] = n;
   }
-  cfg.kernel = make_kernel(cfg.tol, opts.upsampfac);
+  const double sigma = opts.upsampfac != 0.0 ? opts.upsampfac
+                                             : chosen_upsampfac<T>(cfg, opts,
+                                                                   opts.spread_interp_only);
+  set_kernel<T>(cfg, sigma);
   // Every size check before the first allocation: the kernel's Fourier tables hold
   // N[d]/2 + 1 doubles each (half a terabyte per 2^36 modes of one axis).
   double fine_total = 1, table_bytes = 0;
@@ -103,7 +147,7 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
               " cells for the kernel width w of tol = " + str(cfg.tol) + ")");
         cfg.nf[d] = cfg.N[d];
       } else {
-        cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
+        cfg.nf[d] = fine_grid_size(cfg.N[d], sigma, cfg.kernel.w);
         table_bytes += (static_cast<double>(cfg.N[d] / 2) + 1) * sizeof(double);
       }
     } else {
@@ -129,9 +173,14 @@ PlanConfig make_type3_plan_config(int dim, int isign, int ntransf, double tol,
   if (dim < 1 || dim > 3) bad("dim = " + str(dim) + " (must be 1, 2 or 3)");
   if (opts.spread_interp_only)
     bad("spread_interp_only is for types 1 and 2 (type 3 spreads internally)");
-  // Placeholder modes of 1: everything but the grids is decided as for types 1/2.
+  // Placeholder modes of 1: everything but the grids is decided as for types 1/2. Its grids
+  // follow from the points (set_points), so upsampfac = 0 spreads at sigma 2; the inner type 2
+  // plan, whose grid is known by then, still chooses its own (cfg.opts keeps the 0).
+  Options o = opts;
+  if (o.upsampfac == 0.0) o.upsampfac = kMaxUpsampfac;
   PlanConfig cfg = make_plan_config<T>(1, std::vector<std::int64_t>(dim, 1), isign, ntransf,
-                                       tol, opts);
+                                       tol, o);
+  cfg.opts.upsampfac = opts.upsampfac;
   cfg.type = 3;
   cfg.N = {1, 1, 1};
   cfg.nf = {1, 1, 1};

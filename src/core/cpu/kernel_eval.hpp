@@ -1,5 +1,6 @@
 // Kernel values for one point along one axis, in the engine's precision: the Horner fit of
-// common/kernel (default) or direct exp/sqrt.
+// common/kernel (default) or the kernel's formula (Direct: exp/sqrt for ES, the Legendre
+// series of psi_0 for PSWF; a reference path, several times slower).
 //
 // The hot helpers live in the namespace NUFFTMP_CPU_ISA (generic, avx2, avx512): the spreading
 // and interpolation loops are compiled once per instruction set (isa_*.cpp) and an inline
@@ -31,8 +32,11 @@ struct KernelEvaluator {
   int degree = 0;
   int w = 0;
   int wpad = 0;
-  T beta = 0;
   bool horner = true;
+  // Direct evaluation: ES exp(beta (sqrt(1 - z^2) - 1)), or PSWF sum_j cheb[j] T_j(2 z^2 - 1).
+  Kernel kind = Kernel::PSWF;
+  T beta = 0;
+  std::vector<T> cheb;
 
   KernelEvaluator() = default;
   KernelEvaluator(const KernelSpec& k, KernelEval how)
@@ -40,8 +44,10 @@ struct KernelEvaluator {
         degree(k.degree),
         w(k.w),
         wpad(padded_width(k.w)),
-        beta(static_cast<T>(k.beta)),
-        horner(how == KernelEval::Horner) {
+        horner(how == KernelEval::Horner),
+        kind(k.kind),
+        beta(static_cast<T>(k.shape)),
+        cheb(k.chebyshev.begin(), k.chebyshev.end()) {
     coef_pad.assign(static_cast<size_t>((degree + 1) * wpad), T(0));
     for (int p = 0; p <= degree; ++p)
       for (int j = 0; j < w; ++j) coef_pad[p * wpad + j] = coef[p * w + j];
@@ -80,11 +86,29 @@ inline void kernel_values(const KernelEvaluator<T>& k, T x1, T* __restrict out) 
       for (int j = 0; j < W; ++j) acc[j] = acc[j] * s + cp[j];
     }
     for (int j = 0; j < W; ++j) out[j] = acc[j];
-  } else {
+  } else if (k.kind == Kernel::ES) {
     for (int j = 0; j < W; ++j) {
       const T z = T(2) * (x1 + T(j)) / T(W);
       const T arg = T(1) - z * z;
       out[j] = arg >= T(0) ? std::exp(k.beta * (std::sqrt(arg) - T(1))) : T(0);
+    }
+  } else {
+    const int n = static_cast<int>(k.cheb.size());
+    for (int j = 0; j < W; ++j) {
+      const T z = T(2) * (x1 + T(j)) / T(W);
+      if (!(std::abs(z) <= T(1))) {
+        out[j] = T(0);
+        continue;
+      }
+      // Clenshaw's recurrence in y = 2 z^2 - 1.
+      const T y = T(2) * z * z - T(1);
+      T b1 = 0, b2 = 0;
+      for (int m = n - 1; m >= 1; --m) {
+        const T b0 = k.cheb[m] + T(2) * y * b1 - b2;
+        b2 = b1;
+        b1 = b0;
+      }
+      out[j] = k.cheb[0] + y * b1 - b2;
     }
   }
 }

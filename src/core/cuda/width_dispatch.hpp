@@ -1,6 +1,6 @@
 // The one place where run-time (dimension, kernel width) become compile-time constants for the
-// hot loops. Only widths a plan of precision T can reach are instantiated: float tolerances
-// stop at 1e-6 (w <= 7 at sigma = 2, <= 10 at sigma = 1.25), double reaches 16.
+// hot loops. Only widths a plan of precision T can reach are instantiated: float plans clamp
+// at kMaxWidthFloat = 10 (common/kernel.hpp), double reaches 16.
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@
 namespace nufftmp::detail {
 
 template <typename T>
-constexpr int kMaxWidthFor = sizeof(T) == 4 ? 10 : kMaxWidth;
+constexpr int kMaxWidthFor = max_width<T>();
 
 template <int W, int WMax, typename F>
 void dispatch_width_from(int w, F&& f) {

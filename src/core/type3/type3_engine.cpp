@@ -181,7 +181,8 @@ class Type3EngineImpl final : public Type3Engine<T> {
     } else {
       os << ", points not set";
     }
-    os << ", w = " << cfg_.kernel.w << ", beta = " << cfg_.kernel.beta
+    os << ", kernel " << detail::kernel_name(cfg_.kernel.kind) << " w = " << cfg_.kernel.w
+       << (cfg_.kernel.kind == Kernel::ES ? ", beta = " : ", c = ") << cfg_.kernel.shape
        << ", sigma = " << cfg_.kernel.upsampfac << ", tol = " << cfg_.tol
        << ", ntransf = " << cfg_.ntransf << " (" << batch_ << " per pass), backend "
        << backend_name(backend_);
@@ -281,7 +282,7 @@ class Type3EngineImpl final : public Type3Engine<T> {
          << "it again): " << e.what();
       throw Error(ErrorCode::OutOfMemory, os.str());
     }
-    if (spread_->kernel_width() != cfg_.kernel.w || spread_->kernel_beta() != cfg_.kernel.beta)
+    if (spread_->kernel_width() != cfg_.kernel.w || spread_->kernel_beta() != cfg_.kernel.shape)
       throw Error(ErrorCode::Internal, "type 3: the spreading plan chose another kernel");
     inner_grid_ = nf;
   }
