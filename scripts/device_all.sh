@@ -28,9 +28,9 @@ if want build; then
   t0=$SECONDS
   { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DNUFFTMP_MPI=ON -DNUFFTMP_HDF5=ON \
-    && cmake --build "$BUILD" -j "$JOBS"; } > "$OUT/build.log" 2>&1
+    && cmake --build "$BUILD" -j "$JOBS" -- -k 0; } > "$OUT/build.log" 2>&1
   step "build (CUDA, MPI, HDF5) rc=$? in $((SECONDS - t0)) s"
-  grep -E "error|FAILED" "$OUT/build.log" | head -10 | tee -a "$summary"
+  grep -E "error|FAILED" "$OUT/build.log" | head -20 | tee -a "$summary"
 fi
 
 if want test; then

@@ -186,10 +186,11 @@ TEST(Deconvolution, SeriesEqualsTheQuadratureToRounding) {
   // Small grids (high degree, short blocks) to the largest 1D grids (low degree, long blocks),
   // every width: the piecewise Taylor evaluation equals the quadrature sum at every k to a few
   // ulps of phihat(0), and a range gives the same values as the whole.
+  for (Kernel kind : {Kernel::PSWF, Kernel::ES})
   for (double tol : {1e-2, 1e-5, 1e-9, 1e-14})
     for (double sigma : {2.0, 1.25})
       for (std::int64_t N : {1, 2, 9, 64, 1000, 123456, 20000000}) {
-        const KernelSpec k = make_kernel(tol, sigma);
+        const KernelSpec k = make_kernel(kind, tol, sigma, 1, kMaxWidth);
         const std::int64_t nf = fine_grid_size(N, sigma, k.w), count = N / 2 + 1;
         const KernelFtQuadrature q = kernel_ft_quadrature(k);
         const KernelFourierSeries series(q, nf, count);
