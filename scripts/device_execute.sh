@@ -42,6 +42,7 @@ declare -A C=(
   [Q7]="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5|8"
   [Q8]="--prec f --type 2 --N1 10000000 --M 20000000 --tol 1e-5|8"
   [S21d-6]="--prec d --type 1 --N1 1024 --N2 1024 --M 4194304 --tol 1e-6|0"
+  [S21d-9]="--prec d --type 1 --N1 1024 --N2 1024 --M 4194304 --tol 1e-9|0"
   [S21d-12]="--prec d --type 1 --N1 1024 --N2 1024 --M 4194304 --tol 1e-12|0"
   [S22f-3]="--prec f --type 2 --N1 1024 --N2 1024 --M 4194304 --tol 1e-3|0"
   [S22f-6]="--prec f --type 2 --N1 1024 --N2 1024 --M 4194304 --tol 1e-6|0"
@@ -53,7 +54,7 @@ declare -A C=(
 )
 # cuFINUFFT's fastest method per case in the device run of 2026-12-01 (c189c19): the cuf step
 # times that one (CUF_ALL=1: all of its methods).
-declare -A CUF_BEST=([P2]=1 [P3]=3 [P4]=1 [P6]=1 [P7]=2 [P8]=1 [Q2]=2 [Q3]=3 [Q4]=2 [Q7]=2
+declare -A CUF_BEST=([S21d-9]=3 [P2]=1 [P3]=3 [P4]=1 [P6]=1 [P7]=2 [P8]=1 [Q2]=2 [Q3]=3 [Q4]=2 [Q7]=2
   [Q8]=1 [S21d-6]=3 [S21d-12]=3 [S22f-3]=1 [S22f-6]=2 [S22d-6]=2 [S22d-12]=2 [S32f-6]=1
   [S32d-6]=1 [S32d-12]=2)
 flags() { echo "${C[$1]%|*}"; }
@@ -67,6 +68,8 @@ RUNS=(
   "Q3 auto auto" "Q3 output/sweep output NUFFTMP_CUDA_VARIANT=sweep"
   "S21d-6 auto auto" "S21d-6 output/sweep output NUFFTMP_CUDA_VARIANT=sweep"
   "S21d-6 output/rows output NUFFTMP_CUDA_VARIANT=rows"
+  "S21d-9 auto auto" "S21d-9 output/tile output NUFFTMP_CUDA_VARIANT=tile"
+  "S21d-9 output/rows output NUFFTMP_CUDA_VARIANT=rows"
   "S21d-12 auto auto" "S21d-12 output/sweep output NUFFTMP_CUDA_VARIANT=sweep"
   "S21d-12 output/rows output NUFFTMP_CUDA_VARIANT=rows"
   "S21d-12 output/sweep/242x7 output NUFFTMP_CUDA_VARIANT=sweep NUFFTMP_CUDA_BINSIZE=242,7 NUFFTMP_CUDA_MAXSUB=2048"
@@ -79,9 +82,9 @@ RUNS=(
   "Q4 gm gm"
   "S22f-3 auto auto" "S22f-3 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "S22f-3 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
   "S22f-6 auto auto" "S22f-6 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "S22f-6 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
-  "S22d-6 auto auto" "S22d-6 sm/group sm" "S22d-6 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
+  "S22d-6 auto auto" "S22d-6 sm/group sm NUFFTMP_CUDA_VARIANT=group" "S22d-6 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
   "S22d-6 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep" "S22d-6 sm/thread sm NUFFTMP_CUDA_VARIANT=thread"
-  "S22d-12 auto auto" "S22d-12 sm/group sm" "S22d-12 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
+  "S22d-12 auto auto" "S22d-12 sm/group sm NUFFTMP_CUDA_VARIANT=group" "S22d-12 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
   "S22d-12 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
   "P2 auto auto" "P2 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
   "Q2 auto auto" "Q2 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
@@ -92,8 +95,14 @@ RUNS=(
   "P2 sm/dealt/8x8x16 sm NUFFTMP_CUDA_VARIANT=dealt NUFFTMP_CUDA_BINSIZE=8,8,16 NUFFTMP_CUDA_MAXSUB=2048"
   "P6 auto auto" "P6 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt"
   "P8 auto auto" "P8 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "P8 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
-  "Q8 auto auto" "Q8 sm/thread sm" "Q8 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "Q8 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
+  "Q8 auto auto" "Q8 sm/thread sm NUFFTMP_CUDA_VARIANT=thread" "Q8 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "Q8 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
 )
+# CASES="P2 S21d-9 ..." keeps only the runs of those cases (bench and cuf).
+if [ -n "${CASES:-}" ]; then
+  kept=()
+  for r in "${RUNS[@]}"; do [[ " $CASES " == *" ${r%% *} "* ]] && kept+=("$r"); done
+  RUNS=("${kept[@]}")
+fi
 
 want build && device_build
 

@@ -41,7 +41,14 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 void copy_bytes(void* dst, const void* src, std::size_t bytes) {
-  if (bytes > 0) NUFFTMP_DIST_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+  if (bytes == 0) return;
+  // Complete on return: cudaMemcpy returns before a device-to-device copy (or the DMA of a
+  // pageable host-to-device one) finishes, and the collectives that read the copy next run on
+  // non-blocking streams, which do not wait for the default stream. (Without this, a rank's
+  // staged broadcast of its part of an all-gather sent the bytes before the copy: type 3's
+  // scattered targets were wrong on every rank but 0.)
+  NUFFTMP_DIST_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cudaStreamPerThread));
+  NUFFTMP_DIST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
 void zero_device_bytes(void* dst, std::size_t bytes, void* stream) {

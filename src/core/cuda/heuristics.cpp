@@ -104,11 +104,25 @@ void env_bins(int dim, int* bs) {
 
 // Variants a (type, method, dim, precision) has, and the one it runs unless told otherwise
 // (the measured winners: PERFORMANCE.md).
-KernelVariant default_variant(int type, Method m, int dim, std::size_t tsize) {
-  if (type == 1 && m == Method::Output) return (dim == 3 && tsize == 8) ? KernelVariant::Rows
-                                                                        : KernelVariant::Tile;
-  if (type == 2 && m == Method::SM)
+// The narrowest double 2D kernel that spreads by register rows: w 7 lost, w 13 won; the
+// boundary between is the device run's S21d-9 (w 10) of the same script.
+constexpr int kRowsMinWidth2D = 10;
+
+// Measured on the H200 (docs/performance.md section 11, scripts/device_execute.sh, commit
+// 1ffe231): the dealt gather beat the per-thread and lane-group ones on every 2D/3D type 2 case
+// (P2 2.33 ms against 3.39, S32d-12 15.2 against 23.8, S22d-12 0.94 against gm-sort's 1.85)
+// and lost in 1D (P8 1.96 against 1.36 for gm; Q8 0.96 against 0.86 for the thread gather).
+// Double type 1 in 2D: the register rows win at wide kernels (S21d-12, w 13: 2.40 ms against
+// the tile's 3.66) and lose at narrow ones (S21d-6, w 7: 1.59 against 1.44).
+KernelVariant default_variant(int type, Method m, int dim, std::size_t tsize, int w) {
+  if (type == 1 && m == Method::Output) {
+    if (tsize == 8 && (dim == 3 || (dim == 2 && w >= kRowsMinWidth2D))) return KernelVariant::Rows;
+    return KernelVariant::Tile;
+  }
+  if (type == 2 && m == Method::SM) {
+    if (dim >= 2) return KernelVariant::Dealt;
     return tsize == 8 ? KernelVariant::Group : KernelVariant::Thread;
+  }
   return KernelVariant::Auto;
 }
 
@@ -195,19 +209,17 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   Method m = o.method;
   // Auto, and Output for type 2, take the fastest method measured on the H200 for the
   // public suite (PERFORMANCE.md): type 1: output-driven in 2D/3D, SM in 1D; type 2: GM in
-  // 1D (coalesced writes of c beat sorted reads), SM in 2D/3D, except GM-sort for double in
-  // 2D (double 1024^2, M = 4.2e6, tol 1e-9: GM-sort 1.01 ms, SM 1.83; in 3D SM's lane-group
-  // gather wins: P6 2.47 ms against 3.14).
+  // 1D (coalesced writes of c beat sorted reads), SM in 2D/3D with the dealt gather (double
+  // 2D too, where GM-sort had beaten the older gathers: S22d-6 0.52 ms against 0.66).
   if (m == Method::Auto || (cfg.type == 2 && m == Method::Output)) {
     if (!o.sort) m = Method::GM;
     else if (cfg.type == 1) m = dim == 1 ? Method::SM : Method::Output;
-    else if (dim == 1) m = Method::GM;
-    else m = (sizeof(T) == 8 && dim == 2) ? Method::GMSort : Method::SM;
+    else m = dim == 1 ? Method::GM : Method::SM;
   }
   ch.method = m;
   const KernelVariant wanted = requested_variant(cfg.type, m, dim, sizeof(T));
   KernelVariant v = wanted != KernelVariant::Auto ? wanted
-                                                  : default_variant(cfg.type, m, dim, sizeof(T));
+                                                  : default_variant(cfg.type, m, dim, sizeof(T), w);
   int bs[3];
   auto bins_for = [&](KernelVariant var) {
     default_bins(m, var, cfg.type, dim, w, bs);
@@ -233,7 +245,7 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   // eight strips and 16-bit sort indices. Otherwise the method's other kernel runs.
   if (v == KernelVariant::Rows && ch.bins.size[0] != kRowsBinX) v = KernelVariant::Tile;
   if (v == KernelVariant::Sweep && !sweep_applies(dim, w, ch.bins, maxsub_for(v))) {
-    v = cfg.type == 1 ? KernelVariant::Tile : default_variant(2, m, dim, sizeof(T));
+    v = cfg.type == 1 ? KernelVariant::Tile : default_variant(2, m, dim, sizeof(T), w);
     ch.bins = bins_for(v);
   }
   ch.variant = v;

@@ -25,7 +25,7 @@ TEST(CudaHeuristics, AutoPicksMeasuredWinners) {
   EXPECT_EQ(choose<float>(2, {100000}, 1e-5).method, Method::GM);
   EXPECT_EQ(choose<float>(2, {128, 128, 128}, 1e-5).method, Method::SM);
   EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).method, Method::SM);
-  EXPECT_EQ(choose<double>(2, {1024, 1024}, 1e-9).method, Method::GMSort);
+  EXPECT_EQ(choose<double>(2, {1024, 1024}, 1e-9).method, Method::SM);
   Options o;
   o.method = Method::Output;  // no output-driven interpolator: the best one instead
   EXPECT_EQ(choose<float>(2, {64, 64}, 1e-5, o).method, Method::SM);
@@ -94,10 +94,18 @@ TEST(CudaHeuristics, ThreadsAreWholeWarps) {
 TEST(CudaHeuristics, KernelVariants) {
   EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9).variant, KernelVariant::Rows);
   EXPECT_EQ(choose<float>(1, {128, 128, 128}, 1e-5).variant, KernelVariant::Tile);
-  EXPECT_EQ(choose<float>(2, {128, 128, 128}, 1e-5).variant, KernelVariant::Thread);
-  EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).variant, KernelVariant::Group);
+  EXPECT_EQ(choose<float>(2, {128, 128, 128}, 1e-5).variant, KernelVariant::Dealt);
+  EXPECT_EQ(choose<double>(2, {64, 64, 64}, 1e-9).variant, KernelVariant::Dealt);
+  EXPECT_EQ(choose<double>(2, {1024, 1024}, 1e-9).variant, KernelVariant::Dealt);
   EXPECT_EQ(choose<float>(1, {100000}, 1e-5).variant, KernelVariant::Auto);  // type 1 SM
-  EXPECT_EQ(choose<double>(2, {1024, 1024}, 1e-9).variant, KernelVariant::Auto);  // GM-sort
+  EXPECT_EQ(choose<float>(2, {100000}, 1e-5).variant, KernelVariant::Auto);  // 1D: GM
+  Options sm1;
+  sm1.method = Method::SM;  // 1D SM keeps the per-thread gathers
+  EXPECT_EQ(choose<float>(2, {100000}, 1e-5, sm1).variant, KernelVariant::Thread);
+  EXPECT_EQ(choose<double>(2, {100000}, 1e-9, sm1).variant, KernelVariant::Group);
+  // Double 2D type 1: register rows at wide kernels only.
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-12).variant, KernelVariant::Rows);  // w 13
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Tile);   // w 7
 
   ::setenv("NUFFTMP_CUDA_VARIANT", "dealt,sweep", 1);
   const auto s1 = choose<double>(1, {1024, 1024}, 1e-6);  // w = 7: halo 4 per side
