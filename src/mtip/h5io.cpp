@@ -7,9 +7,14 @@
 #include <cstdio>
 #include <sstream>
 
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
+#include "dist/partition.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {
+
+using dist::detail::agreed;
 
 namespace {
 
@@ -113,7 +118,7 @@ void check_finite(const V* v, std::size_t n, std::size_t offset, const std::stri
 
 DataInfo probe_data(MPI_Comm comm, const std::string& path) {
   DataInfo info;
-  collective(comm, [&] {
+  agreed(comm, [&] {
     Handle f = open_file(path);
     {
       Handle d = open_dataset(f.get(), path, "intensities");
@@ -157,11 +162,10 @@ DataInfo probe_data(MPI_Comm comm, const std::string& path) {
 LocalImages read_local_images(MPI_Comm comm, const std::string& path, const DataInfo& info,
                               bool with_orientations) {
   LocalImages out;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  out.share = share_of(info.n_images, rank, size);
-  collective(comm, [&] {
+  const int rank = dist::detail::comm_rank(comm), size = dist::detail::comm_size(comm);
+  out.share = {dist::detail::share_offset(info.n_images, size, rank),
+               dist::detail::share_count(info.n_images, size, rank)};
+  agreed(comm, [&] {
     if (with_orientations && !info.has_orientations)
       io_fail("'" + path + "': data set 'orientations' is missing (needed for known orientations)");
     Handle f = open_file(path);
@@ -207,7 +211,7 @@ LocalImages read_local_images(MPI_Comm comm, const std::string& path, const Data
 
 std::vector<double> read_volume(MPI_Comm comm, const std::string& path, const std::string& name) {
   std::vector<double> v;
-  collective(comm, [&] {
+  agreed(comm, [&] {
     std::vector<std::int64_t> dims;
     v = read_dataset(path, name, &dims);
     if (dims.size() != 3 || dims[0] != dims[1] || dims[1] != dims[2])

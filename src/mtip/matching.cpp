@@ -14,11 +14,16 @@
 #include <memory>
 #include <string>
 
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
+#include "dist/partition.hpp"
 #include "gpu/match_gpu.hpp"
 #include "match_kernel.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {
+
+using dist::detail::agreed;
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -42,10 +47,6 @@ void check_match_args(const std::vector<Quaternion>& refs, const std::vector<dou
   for (float v : w)
     if (!(v >= 0) || !std::isfinite(v))
       throw Error(ErrorCode::InvalidArgument, "matching: pixel_weights must be finite and >= 0");
-  if (mopts.batch * static_cast<std::int64_t>(npix) > std::numeric_limits<int>::max())
-    throw Error(ErrorCode::InvalidArgument,
-                "matching batch = " + std::to_string(mopts.batch) + " times " +
-                    std::to_string(npix) + " pixels exceeds an MPI count");
 }
 
 // The pixel weights in use: the user's, times 1 / mean intensity with poisson_weights (the
@@ -58,9 +59,7 @@ std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, cons
   for (std::int64_t i = 0; i < n_images; ++i)
     for (std::int64_t p = 0; p < npix; ++p) sum[p] += images[i * npix + p];
   sum[npix] = static_cast<double>(n_images);
-  if (comm && MPI_Allreduce(MPI_IN_PLACE, sum.data(), static_cast<int>(npix + 1), MPI_DOUBLE,
-                            MPI_SUM, *comm) != MPI_SUCCESS)
-    throw Error(ErrorCode::MpiFailure, "matching: MPI_Allreduce of the mean image failed");
+  if (comm) dist::detail::allreduce_sum(*comm, sum.data(), npix + 1);
   const double n = std::max(sum[npix], 1.0);
   double top = 0;
   for (std::int64_t p = 0; p < npix; ++p) top = std::max(top, sum[p] / n);
@@ -95,11 +94,8 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
                       const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                       double scale, const float* images, std::int64_t n_images, std::int64_t k,
                       const MatchOptions& mopts, const Options& opts, MatchReport* report) {
-  int rank = 0, size = 1;
-  if (comm) {
-    MPI_Comm_rank(*comm, &rank);
-    MPI_Comm_size(*comm, &size);
-  }
+  const int size = comm ? dist::detail::comm_size(*comm) : 1;
+  const int rank = comm ? dist::detail::comm_rank(*comm) : 0;
   const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
   const std::int64_t nref = static_cast<std::int64_t>(refs.size());
   // On the CUDA engine the slices stay on the device and the product is a cuBLAS GEMM
@@ -110,16 +106,15 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
         weights(comm, mopts, images, n_images, npix), mopts, opts, report);
   const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
   std::unique_ptr<Slicer<T>> slicer;
-  std::string err;
-  try {
-    slicer = std::make_unique<Slicer<T>>(M, tol, opts);
-  } catch (const std::exception& e) {
-    err = e.what();
-    if (!comm) throw;
-  }
-  if (comm) agree_on_status(*comm, ErrorCode::InvalidArgument, err);
-  const Share mine = share_of(nref, rank, size);
-  const std::int64_t steps = (share_of(nref, 0, size).count + mopts.batch - 1) / mopts.batch;
+  const auto make_slicer = [&] { slicer = std::make_unique<Slicer<T>>(M, tol, opts); };
+  if (comm) agreed(*comm, make_slicer);
+  else make_slicer();
+  // The references' split: the distributed layer's partition rule (rank 0's share is the
+  // largest, so it sets the number of steps).
+  const std::int64_t mine_first = dist::detail::share_offset(nref, size, rank);
+  const std::int64_t mine_count = dist::detail::share_count(nref, size, rank);
+  const std::int64_t steps =
+      (dist::detail::share_count(nref, size, 0) + mopts.batch - 1) / mopts.batch;
   k = std::min(k, nref);
   TopMatches top;
   top.k = k;
@@ -130,12 +125,13 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;
   std::vector<std::int64_t> gidx;  // global reference index of each gathered slice
-  std::vector<int> counts(size), displs(size), ncounts(size), ndispls(size);
+  // Bytes of every rank's weighted slices and norms in the step's all-gather.
+  std::vector<std::int64_t> slice_bytes(size), norm_bytes(size);
   MatchReport rep;
   for (std::int64_t step = 0; step < steps; ++step) {
-    const std::int64_t r0 = mine.first + step * mopts.batch;
+    const std::int64_t r0 = mine_first + step * mopts.batch;
     const std::int64_t nb = std::max<std::int64_t>(
-        0, std::min(mopts.batch, mine.first + mine.count - r0));
+        0, std::min(mopts.batch, mine_first + mine_count - r0));
     // Everything of the batch that can fail locally (the slices' NUFFT, every allocation) runs
     // as one step under an agreement on status when there are several ranks, so a failure on
     // one rank (out of memory, say) stops every rank here rather than leaving the others in
@@ -173,38 +169,30 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
         nall = 0;
         gidx.clear();
         for (int q = 0; q < size; ++q) {
-          const Share sq = share_of(nref, q, size);
-          const std::int64_t q0 = sq.first + step * mopts.batch;
-          const std::int64_t nq =
-              std::max<std::int64_t>(0, std::min(mopts.batch, sq.first + sq.count - q0));
-          ncounts[q] = static_cast<int>(nq);
-          ndispls[q] = static_cast<int>(nall);
-          counts[q] = static_cast<int>(nq * npix);
-          displs[q] = static_cast<int>(nall * npix);  // < size * batch * npix: checked below
+          const std::int64_t first = dist::detail::share_offset(nref, size, q);
+          const std::int64_t q0 = first + step * mopts.batch;
+          const std::int64_t nq = std::max<std::int64_t>(
+              0, std::min(mopts.batch, first + dist::detail::share_count(nref, size, q) - q0));
+          slice_bytes[q] = nq * npix * static_cast<std::int64_t>(sizeof(float));
+          norm_bytes[q] = nq * static_cast<std::int64_t>(sizeof(double));
           for (std::int64_t r = 0; r < nq; ++r) gidx.push_back(q0 + r);
           nall += nq;
         }
-        if (nall * npix > std::numeric_limits<int>::max())
-          throw Error(ErrorCode::InvalidArgument,
-                      "matching: batch x ranks x pixels exceeds an MPI count; lower the batch");
         Sall.resize(static_cast<std::size_t>(nall * npix));
         snorm_all.resize(static_cast<std::size_t>(nall));
       }
       cross.resize(static_cast<std::size_t>(n_images * nall));
       local_ms = ms_since(t);
     };
-    if (size > 1) collective(*comm, local_batch);
+    if (size > 1) agreed(*comm, local_batch);
     else local_batch();
     rep.slicing_ms += slicing_ms;
     auto t0 = Clock::now();
     const float* Suse = Sw.data();
     const double* nuse = snorm.data();
     if (size > 1) {
-      if (MPI_Allgatherv(Sw.data(), counts[rank], MPI_FLOAT, Sall.data(), counts.data(),
-                         displs.data(), MPI_FLOAT, *comm) != MPI_SUCCESS ||
-          MPI_Allgatherv(snorm.data(), ncounts[rank], MPI_DOUBLE, snorm_all.data(),
-                         ncounts.data(), ndispls.data(), MPI_DOUBLE, *comm) != MPI_SUCCESS)
-        throw Error(ErrorCode::MpiFailure, "matching: MPI_Allgatherv of reference slices failed");
+      dist::detail::allgather_bytes(*comm, Sw.data(), slice_bytes, Sall.data());
+      dist::detail::allgather_bytes(*comm, snorm.data(), norm_bytes, snorm_all.data());
       Suse = Sall.data();
       nuse = snorm_all.data();
       rep.exchange_ms += ms_since(t0);
@@ -270,7 +258,7 @@ std::vector<std::int64_t> match_orientations(MPI_Comm comm, const std::vector<do
                                              const float* images, std::int64_t n_images,
                                              const MatchOptions& mopts, const Options& opts,
                                              MatchReport* report) {
-  collective(comm, [&] { check_match_args(refs, positions, mopts); });
+  agreed(comm, [&] { check_match_args(refs, positions, mopts); });
   return best_only(match_impl<T>(&comm, model, M, refs, positions, scale, images, n_images, 1,
                                  mopts, opts, report));
 }
@@ -299,7 +287,7 @@ TopMatches match_top_k(MPI_Comm comm, const std::vector<double>& model, std::int
                        const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                        double scale, const float* images, std::int64_t n_images, std::int64_t k,
                        const MatchOptions& mopts, const Options& opts, MatchReport* report) {
-  collective(comm, [&] {
+  agreed(comm, [&] {
     check_match_args(refs, positions, mopts);
     if (k < 1) throw Error(ErrorCode::InvalidArgument, "matching k = " + std::to_string(k));
   });

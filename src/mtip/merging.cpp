@@ -11,9 +11,10 @@
 // extra NUFFT cost) and makes the CG solution real and even.
 #include <chrono>
 #include <algorithm>
-#include <climits>
 #include <cmath>
 
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
 #include "fft3d.hpp"
 #include "gpu/toeplitz_gpu.hpp"
 #include "nufftmp/dist.hpp"
@@ -22,22 +23,12 @@
 
 namespace nufftmp::mtip {
 
+using dist::detail::agreed;
+
 namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n) {
-  // Chunked: MPI counts are int.
-  const std::int64_t chunk = INT_MAX / 2;
-  for (std::int64_t off = 0; off < n; off += chunk) {
-    const int cnt = static_cast<int>(std::min(chunk, n - off));
-    const int rc = MPI_Allreduce(MPI_IN_PLACE, v + off, cnt, MPI_DOUBLE, MPI_SUM, comm);
-    if (rc != MPI_SUCCESS)
-      throw Error(ErrorCode::MpiFailure,
-                  "MPI_Allreduce in merging failed with code " + std::to_string(rc));
-  }
 }
 
 double default_tol(double requested, bool is_float) {
@@ -94,7 +85,7 @@ struct Merger<T>::Impl {
 
 namespace {
 void check_merge_args(MPI_Comm comm, std::int64_t M, const MergeOptions& mopts) {
-  collective(comm, [&] {
+  agreed(comm, [&] {
     if (M < 2) throw Error(ErrorCode::InvalidArgument, "M = " + std::to_string(M) + " (>= 2)");
     if (!(mopts.lambda >= 0))
       throw Error(ErrorCode::InvalidArgument, "lambda = " + std::to_string(mopts.lambda));
@@ -162,7 +153,7 @@ void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const 
                            const T* weights) {
   Impl& s = *impl_;
   const auto t0 = Clock::now();
-  collective(s.comm, [&] {
+  agreed(s.comm, [&] {
     if (n_points < 0)
       throw Error(ErrorCode::InvalidArgument, "n_points = " + std::to_string(n_points));
     s.n_points = n_points;
@@ -187,13 +178,13 @@ void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const 
   s.kernel_nufft_ms = ms_since(tn);
   double wsum = 0;
   for (auto w : s.weights) wsum += w;
-  allreduce_sum(s.comm, &wsum, 1);
+  dist::detail::allreduce_sum(s.comm, &wsum, 1);
   s.weight_sum = wsum;
   for (std::int64_t i = 0; i < nk; ++i) s.conv.data()[i] = f[i].real();  // Friedel: Re(T)
   chan_eigenvalues(s);
   if (s.ctx->backend() == Backend::Cuda) {
     // The CG's FFTs on the context's GPU (cuFFT); collective, so a failure stops every rank.
-    collective(s.comm, [&] {
+    agreed(s.comm, [&] {
       s.gpu_conv = std::make_unique<detail::GpuToeplitz>(s.M, s.conv.data(), s.ctx->device(),
                                                          s.ctx->stream());
     });
@@ -349,7 +340,7 @@ MergeReport Merger<T>::solve(const T* data, std::vector<double>& ac) {
   // inside. It runs as one collective step (a status agreement at its end): a failure on one
   // rank (the GPU convolution out of memory, say) then stops every rank here, instead of the
   // others going on to the next collective and waiting there for the failed one.
-  collective(s.comm, [&] {
+  agreed(s.comm, [&] {
     solve_cg(s, [&](const auto& in, auto& out) { apply_normal(in, out); }, b, ac, rep);
   });
   rep.cg_ms = ms_since(t0);

@@ -8,6 +8,14 @@
 
 namespace nufftmp::detail {
 
+// The device a caller's -1 stands for: the calling thread's current one.
+inline int resolve_device(int device) {
+  if (device >= 0) return device;
+  int current = 0;
+  NUFFTMP_CUDA_TRY(cudaGetDevice(&current));
+  return current;
+}
+
 class DeviceGuard {
  public:
   explicit DeviceGuard(int device) {

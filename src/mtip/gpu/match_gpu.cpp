@@ -23,11 +23,23 @@
 #include <memory>
 #include <string>
 
-#include "gpu_resources.hpp"
+#include "cuda/cublas_handle.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_stream.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_guard.hpp"
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
+#include "dist/partition.hpp"
 #include "match_kernels.hpp"
 #include "nufftmp/plan.hpp"
 
 namespace nufftmp::mtip::detail {
+
+using nufftmp::detail::CublasHandle;
+using nufftmp::detail::CudaStream;
+using nufftmp::detail::DeviceBuffer;
+using nufftmp::detail::DeviceGuard;
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -56,27 +68,27 @@ Options plan_options(Options o, int device, cudaStream_t stream) {
 template <typename T>
 struct GpuMatch {
   int device;
-  StreamHandle stream;
+  CudaStream stream;
   CublasHandle blas;
   std::int64_t ni = 0, npix = 0, k = 0;
   bool weighted = false;
-  DeviceArray<double> images{"matching images (double)"}, positions{"pixel positions"};
-  DeviceArray<float> weights{"pixel weights"};
-  DeviceArray<std::complex<T>> model{"model modes"}, values{"slice values"};
-  DeviceArray<double> rot{"rotation matrices"};
-  DeviceArray<T> x{"slice x"}, y{"slice y"}, z{"slice z"};
-  DeviceArray<double> slices{"weighted slices"}, norms{"slice norms"};
-  DeviceArray<double> all_slices{"gathered slices"}, all_norms{"gathered norms"};
-  DeviceArray<double> cross{"image x reference products"};
-  DeviceArray<std::int64_t> gidx{"reference indices"}, top_index{"k best indices"};
-  DeviceArray<double> top_cost{"k best costs"};
+  DeviceBuffer<double> images, positions;
+  DeviceBuffer<float> weights;
+  DeviceBuffer<std::complex<T>> model, values;
+  DeviceBuffer<double> rot;
+  DeviceBuffer<T> x, y, z;
+  DeviceBuffer<double> slices, norms;
+  DeviceBuffer<double> all_slices, all_norms;
+  DeviceBuffer<double> cross;
+  DeviceBuffer<std::int64_t> gidx, top_index;
+  DeviceBuffer<double> top_cost;
   std::vector<double> rot_host;
   std::vector<std::int64_t> gidx_host;
   Plan<T> plan;
 
   GpuMatch(int dev, std::int64_t M, double tol, const Options& opts)
       : device(dev),
-        stream(opts.cuda_stream),
+        stream(dev, opts.cuda_stream),
         blas(stream.get()),
         plan(2, {M, M, M}, +1, 1, tol, plan_options(opts, dev, stream.get())) {}
 
@@ -92,31 +104,31 @@ struct GpuMatch {
     blas_int(npix, "pixels");
     const std::int64_t nm = static_cast<std::int64_t>(model_in.size());
     std::vector<std::complex<T>> m(model_in.begin(), model_in.end());
-    model.grow(nm);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(model.data(), m.data(), sizeof(std::complex<T>) * nm,
+    model.reserve(nm, device, s(), "model modes");
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(model.get(), m.data(), sizeof(std::complex<T>) * nm,
                                   cudaMemcpyHostToDevice, s()));
-    positions.grow(3 * npix);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(positions.data(), pos.data(), sizeof(double) * 3 * npix,
+    positions.reserve(3 * npix, device, s(), "pixel positions");
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(positions.get(), pos.data(), sizeof(double) * 3 * npix,
                                   cudaMemcpyHostToDevice, s()));
     weighted = !w.empty();
     if (weighted) {
-      weights.grow(npix);
-      MTIP_CUDA_TRY(cudaMemcpyAsync(weights.data(), w.data(), sizeof(float) * npix,
+      weights.reserve(npix, device, s(), "pixel weights");
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(weights.get(), w.data(), sizeof(float) * npix,
                                     cudaMemcpyHostToDevice, s()));
     }
     // Images arrive as float and are widened on the device, through a bounded staging buffer.
     const std::int64_t n = ni * npix, chunk = std::min<std::int64_t>(n, std::int64_t(1) << 24);
-    images.grow(n);
-    DeviceArray<float> stage("image staging", chunk);
+    images.reserve(n, device, s(), "matching images (double)");
+    DeviceBuffer<float> stage(chunk, device, s(), "image staging");
     for (std::int64_t off = 0; off < n; off += chunk) {
       const std::int64_t cnt = std::min(chunk, n - off);
-      MTIP_CUDA_TRY(cudaMemcpyAsync(stage.data(), imgs + off, sizeof(float) * cnt,
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(stage.get(), imgs + off, sizeof(float) * cnt,
                                     cudaMemcpyHostToDevice, s()));
-      launch_widen(stage.data(), images.data() + off, cnt, s());
+      launch_widen(stage.get(), images.get() + off, cnt, s());
     }
-    top_index.grow(ni * k);
-    top_cost.grow(ni * k);
-    launch_topk_reset(top_index.data(), top_cost.data(), ni * k, s());
+    top_index.reserve(ni * k, device, s(), "k best indices");
+    top_cost.reserve(ni * k, device, s(), "k best costs");
+    launch_topk_reset(top_index.get(), top_cost.get(), ni * k, s());
     stream.synchronize();  // the staging buffer and m go out of scope
   }
 
@@ -129,46 +141,51 @@ struct GpuMatch {
       std::copy(m.begin(), m.end(), rot_host.begin() + 9 * r);
     }
     const std::int64_t n = nb * npix;
-    rot.grow(9 * nb);
-    x.grow(n), y.grow(n), z.grow(n), values.grow(n), slices.grow(n), norms.grow(nb);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(rot.data(), rot_host.data(), sizeof(double) * 9 * nb,
+    rot.reserve(9 * nb, device, s(), "rotation matrices");
+    x.reserve(n, device, s(), "slice x");
+    y.reserve(n, device, s(), "slice y");
+    z.reserve(n, device, s(), "slice z");
+    values.reserve(n, device, s(), "slice values");
+    slices.reserve(n, device, s(), "weighted slices");
+    norms.reserve(nb, device, s(), "slice norms");
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(rot.get(), rot_host.data(), sizeof(double) * 9 * nb,
                                   cudaMemcpyHostToDevice, s()));
-    launch_slice_points<T>(positions.data(), rot.data(), nb, npix, scale, x.data(), y.data(),
-                           z.data(), s());
-    plan.set_points(n, x.data(), y.data(), z.data());
-    plan.execute(values.data(), model.data());
-    launch_weighted_slices<T>(reinterpret_cast<const T*>(values.data()),
-                              weighted ? weights.data() : nullptr, nb, npix, slices.data(),
-                              norms.data(), s());
+    launch_slice_points<T>(positions.get(), rot.get(), nb, npix, scale, x.get(), y.get(),
+                           z.get(), s());
+    plan.set_points(n, x.get(), y.get(), z.get());
+    plan.execute(values.get(), model.get());
+    launch_weighted_slices<T>(reinterpret_cast<const T*>(values.get()),
+                              weighted ? weights.get() : nullptr, nb, npix, slices.get(),
+                              norms.get(), s());
   }
 
   // Merges nall slices (device: S [nall, npix], N [nall]; gidx_host their global indices) into
   // every image's k best.
   void update(const double* S, const double* N, std::int64_t nall, bool fit_scale) {
     if (ni == 0 || nall == 0) return;
-    gidx.grow(nall);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(gidx.data(), gidx_host.data(), sizeof(std::int64_t) * nall,
+    gidx.reserve(nall, device, s(), "reference indices");
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(gidx.get(), gidx_host.data(), sizeof(std::int64_t) * nall,
                                   cudaMemcpyHostToDevice, s()));
-    cross.grow(ni * nall);
+    cross.reserve(ni * nall, device, s(), "image x reference products");
     // Column-major view: images are npix x ni, slices npix x nall; cross = images^T slices,
     // ni x nall, so neighbouring images of one reference are neighbours in memory.
     const double one = 1.0, zero = 0.0;
-    MTIP_CUBLAS_TRY(cublasDgemm(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, blas_int(ni, "images"),
+    NUFFTMP_CUBLAS_TRY(cublasDgemm(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, blas_int(ni, "images"),
                                 blas_int(nall, "references per batch"), blas_int(npix, "pixels"),
-                                &one, images.data(), static_cast<int>(npix), S,
-                                static_cast<int>(npix), &zero, cross.data(),
+                                &one, images.get(), static_cast<int>(npix), S,
+                                static_cast<int>(npix), &zero, cross.get(),
                                 static_cast<int>(ni)));
-    launch_topk_update(cross.data(), ni, nall, N, gidx.data(), fit_scale, k, top_index.data(),
-                       top_cost.data(), s());
+    launch_topk_update(cross.get(), ni, nall, N, gidx.get(), fit_scale, k, top_index.get(),
+                       top_cost.get(), s());
   }
 
   TopMatches result() {
     std::vector<std::int64_t> idx(static_cast<std::size_t>(ni * k));
     std::vector<double> cost(idx.size());
     if (!idx.empty()) {
-      MTIP_CUDA_TRY(cudaMemcpyAsync(idx.data(), top_index.data(), sizeof(std::int64_t) * ni * k,
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(idx.data(), top_index.get(), sizeof(std::int64_t) * ni * k,
                                     cudaMemcpyDeviceToHost, s()));
-      MTIP_CUDA_TRY(cudaMemcpyAsync(cost.data(), top_cost.data(), sizeof(double) * ni * k,
+      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(cost.data(), top_cost.get(), sizeof(double) * ni * k,
                                     cudaMemcpyDeviceToHost, s()));
       stream.synchronize();
     }
@@ -185,17 +202,12 @@ struct GpuMatch {
   }
 };
 
-void mpi_try(int rc, const char* what) {
-  if (rc != MPI_SUCCESS)
-    throw Error(ErrorCode::MpiFailure, std::string("matching on the GPU: ") + what + " failed");
-}
 }  // namespace
 
 bool match_on_gpu(const MPI_Comm* comm, const Options& opts) {
-  int gpu = opts.backend == Backend::Cuda || (opts.backend == Backend::Auto && cuda_available());
-  if (comm) mpi_try(MPI_Allreduce(MPI_IN_PLACE, &gpu, 1, MPI_INT, MPI_MIN, *comm),
-                    "MPI_Allreduce of the engine choice");
-  return gpu != 0;
+  const bool gpu =
+      opts.backend == Backend::Cuda || (opts.backend == Backend::Auto && cuda_available());
+  return comm ? dist::detail::all_true(*comm, gpu) : gpu;
 }
 
 template <typename T>
@@ -205,21 +217,18 @@ TopMatches match_top_k_gpu(const MPI_Comm* comm, const std::vector<double>& mode
                            const float* images, std::int64_t n_images, std::int64_t k,
                            const std::vector<float>& weights, const MatchOptions& mopts,
                            const Options& opts, MatchReport* report) {
-  int rank = 0, size = 1;
-  if (comm) {
-    mpi_try(MPI_Comm_rank(*comm, &rank), "MPI_Comm_rank");
-    mpi_try(MPI_Comm_size(*comm, &size), "MPI_Comm_size");
-  }
+  const int size = comm ? dist::detail::comm_size(*comm) : 1;
+  const int rank = comm ? dist::detail::comm_rank(*comm) : 0;
   // A failure on one rank must stop every rank before the next collective (an all-gather of
   // slices, or the caller's next step): local device work runs under an agreement on status.
   const auto local = [&](const std::function<void()>& fn) {
-    if (comm) collective(*comm, fn);
+    if (comm) dist::detail::agreed(*comm, fn);
     else fn();
   };
   const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
   const std::int64_t nref = static_cast<std::int64_t>(refs.size());
   const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
-  std::unique_ptr<DeviceScope> scope;  // declared first: restores the caller's device last
+  std::unique_ptr<DeviceGuard> guard;  // declared first: restores the caller's device last
   std::unique_ptr<GpuMatch<T>> g;
   local([&] {
     if (cuda_device_count() == 0)
@@ -229,29 +238,30 @@ TopMatches match_top_k_gpu(const MPI_Comm* comm, const std::vector<double>& mode
                                                   std::to_string(model.size()) +
                                                   " values, expected M^3 = " +
                                                   std::to_string(M * M * M));
-    scope = std::make_unique<DeviceScope>(opts.gpu_device);
-    int device = 0;
-    MTIP_CUDA_TRY(cudaGetDevice(&device));
+    const int device = nufftmp::detail::resolve_device(opts.gpu_device);
+    guard = std::make_unique<DeviceGuard>(device);
     g = std::make_unique<GpuMatch<T>>(device, M, tol, opts);
     g->upload(model, positions, images, n_images, weights, k);
   });
-  const Share mine = share_of(nref, rank, size);
-  const std::int64_t steps = (share_of(nref, 0, size).count + mopts.batch - 1) / mopts.batch;
+  const std::int64_t mine_first = dist::detail::share_offset(nref, size, rank);
+  const std::int64_t mine_count = dist::detail::share_count(nref, size, rank);
+  const std::int64_t steps =
+      (dist::detail::share_count(nref, size, 0) + mopts.batch - 1) / mopts.batch;
   std::vector<double> sw, sall, nw, norms_all;
-  std::vector<int> counts(size), displs(size), ncounts(size), ndispls(size);
+  std::vector<std::int64_t> slice_bytes(size), norm_bytes(size);
   MatchReport rep;
   for (std::int64_t step = 0; step < steps; ++step) {
-    const std::int64_t r0 = mine.first + step * mopts.batch;
+    const std::int64_t r0 = mine_first + step * mopts.batch;
     const std::int64_t nb =
-        std::max<std::int64_t>(0, std::min(mopts.batch, mine.first + mine.count - r0));
+        std::max<std::int64_t>(0, std::min(mopts.batch, mine_first + mine_count - r0));
     auto t0 = Clock::now();
     local([&] {
       g->slice(refs.data() + r0, nb, scale);
       g->stream.synchronize();
     });
     rep.slicing_ms += ms_since(t0);
-    const double* S = g->slices.data();
-    const double* N = g->norms.data();
+    const double* S = g->slices.get();
+    const double* N = g->norms.get();
     std::int64_t nall = nb;
     g->gidx_host.resize(static_cast<std::size_t>(nb));
     for (std::int64_t r = 0; r < nb; ++r) g->gidx_host[r] = r0 + r;
@@ -261,49 +271,40 @@ TopMatches match_top_k_gpu(const MPI_Comm* comm, const std::vector<double>& mode
       nall = 0;
       g->gidx_host.clear();
       for (int q = 0; q < size; ++q) {
-        const Share sq = share_of(nref, q, size);
-        const std::int64_t q0 = sq.first + step * mopts.batch;
-        const std::int64_t nq =
-            std::max<std::int64_t>(0, std::min(mopts.batch, sq.first + sq.count - q0));
-        ncounts[q] = static_cast<int>(nq);
-        ndispls[q] = static_cast<int>(nall);
-        counts[q] = static_cast<int>(nq * npix);
-        displs[q] = static_cast<int>(nall * npix);  // < INT_MAX: checked below
+        const std::int64_t first = dist::detail::share_offset(nref, size, q);
+        const std::int64_t q0 = first + step * mopts.batch;
+        const std::int64_t nq = std::max<std::int64_t>(
+            0, std::min(mopts.batch, first + dist::detail::share_count(nref, size, q) - q0));
+        slice_bytes[q] = nq * npix * static_cast<std::int64_t>(sizeof(double));
+        norm_bytes[q] = nq * static_cast<std::int64_t>(sizeof(double));
         for (std::int64_t r = 0; r < nq; ++r) g->gidx_host.push_back(q0 + r);
         nall += nq;
       }
-      if (nall * npix > std::numeric_limits<int>::max())
-        throw Error(ErrorCode::InvalidArgument,
-                    "matching: batch x ranks x pixels exceeds an MPI count; lower the batch");
       sw.resize(static_cast<std::size_t>(nb * npix));
       nw.resize(static_cast<std::size_t>(nb));
       sall.resize(static_cast<std::size_t>(nall * npix));
       norms_all.resize(static_cast<std::size_t>(nall));
       local([&] {
         if (nb == 0) return;
-        MTIP_CUDA_TRY(cudaMemcpyAsync(sw.data(), g->slices.data(), sizeof(double) * nb * npix,
+        NUFFTMP_CUDA_TRY(cudaMemcpyAsync(sw.data(), g->slices.get(), sizeof(double) * nb * npix,
                                       cudaMemcpyDeviceToHost, g->s()));
-        MTIP_CUDA_TRY(cudaMemcpyAsync(nw.data(), g->norms.data(), sizeof(double) * nb,
+        NUFFTMP_CUDA_TRY(cudaMemcpyAsync(nw.data(), g->norms.get(), sizeof(double) * nb,
                                       cudaMemcpyDeviceToHost, g->s()));
         g->stream.synchronize();
       });
-      mpi_try(MPI_Allgatherv(sw.data(), counts[rank], MPI_DOUBLE, sall.data(), counts.data(),
-                             displs.data(), MPI_DOUBLE, *comm),
-              "MPI_Allgatherv of reference slices");
-      mpi_try(MPI_Allgatherv(nw.data(), ncounts[rank], MPI_DOUBLE, norms_all.data(),
-                             ncounts.data(), ndispls.data(), MPI_DOUBLE, *comm),
-              "MPI_Allgatherv of slice norms");
+      dist::detail::allgather_bytes(*comm, sw.data(), slice_bytes, sall.data());
+      dist::detail::allgather_bytes(*comm, nw.data(), norm_bytes, norms_all.data());
       local([&] {
-        g->all_slices.grow(nall * npix);
-        g->all_norms.grow(nall);
-        MTIP_CUDA_TRY(cudaMemcpyAsync(g->all_slices.data(), sall.data(),
+        g->all_slices.reserve(nall * npix, g->device, g->s(), "gathered slices");
+        g->all_norms.reserve(nall, g->device, g->s(), "gathered norms");
+        NUFFTMP_CUDA_TRY(cudaMemcpyAsync(g->all_slices.get(), sall.data(),
                                       sizeof(double) * nall * npix, cudaMemcpyHostToDevice,
                                       g->s()));
-        MTIP_CUDA_TRY(cudaMemcpyAsync(g->all_norms.data(), norms_all.data(),
+        NUFFTMP_CUDA_TRY(cudaMemcpyAsync(g->all_norms.get(), norms_all.data(),
                                       sizeof(double) * nall, cudaMemcpyHostToDevice, g->s()));
       });
-      S = g->all_slices.data();
-      N = g->all_norms.data();
+      S = g->all_slices.get();
+      N = g->all_norms.get();
       rep.exchange_ms += ms_since(t0);
     }
     t0 = Clock::now();

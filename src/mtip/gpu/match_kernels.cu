@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "gpu_check.hpp"
+#include "cuda/cuda_check.hpp"
 #include "match_kernels.hpp"
 
 namespace nufftmp::mtip::detail {
@@ -120,7 +120,7 @@ void launch_slice_points(const double* positions, const double* rot, std::int64_
   if (n == 0) return;
   slice_points_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(positions, rot, n, npix, scale, x,
                                                                y, z);
-  MTIP_CUDA_CHECK_LAUNCH("slice_points_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("slice_points_kernel");
 }
 
 template <typename T>
@@ -129,19 +129,19 @@ void launch_weighted_slices(const T* values, const float* w, std::int64_t nb, st
   if (nb == 0) return;
   weighted_slices_kernel<T><<<static_cast<unsigned>(nb), kThreads, 0, stream>>>(values, w, npix,
                                                                                 sw, norm);
-  MTIP_CUDA_CHECK_LAUNCH("weighted_slices_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("weighted_slices_kernel");
 }
 
 void launch_widen(const float* in, double* out, std::int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   widen_kernel<<<grid_for(n), kThreads, 0, stream>>>(in, out, n);
-  MTIP_CUDA_CHECK_LAUNCH("widen_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("widen_kernel");
 }
 
 void launch_topk_reset(std::int64_t* index, double* cost, std::int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   topk_reset_kernel<<<grid_for(n), kThreads, 0, stream>>>(index, cost, n);
-  MTIP_CUDA_CHECK_LAUNCH("topk_reset_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("topk_reset_kernel");
 }
 
 void launch_topk_update(const double* cross, std::int64_t ni, std::int64_t nall,
@@ -153,7 +153,7 @@ void launch_topk_update(const double* cross, std::int64_t ni, std::int64_t nall,
   const unsigned blocks = static_cast<unsigned>((ni + threads - 1) / threads);
   topk_update_kernel<<<blocks, threads, 0, stream>>>(cross, ni, nall, norm, gidx, fit_scale, k,
                                                      index, cost);
-  MTIP_CUDA_CHECK_LAUNCH("topk_update_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("topk_update_kernel");
 }
 
 template void launch_slice_points<float>(const double*, const double*, std::int64_t, std::int64_t,

@@ -3,10 +3,19 @@
 // FFT, multiply by FFT(Re T) / L^3, backward FFT, extract.
 #include <cuComplex.h>
 
-#include "gpu_resources.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_stream.hpp"
+#include "cuda/cufft_plan.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_guard.hpp"
 #include "toeplitz_gpu.hpp"
 
 namespace nufftmp::mtip::detail {
+
+using nufftmp::detail::CudaStream;
+using nufftmp::detail::CufftPlan;
+using nufftmp::detail::DeviceBuffer;
+using nufftmp::detail::DeviceGuard;
 
 namespace {
 constexpr int kThreads = 256;
@@ -65,61 +74,63 @@ unsigned capped_blocks(std::int64_t n) {
 }
 }  // namespace
 
+// Members are destroyed in reverse order: the buffers and the plan free on the stream (and
+// switch to their device themselves) before an owned stream goes.
 struct GpuToeplitz::Impl {
   std::int64_t M, L;
   int device;
-  StreamHandle stream;
-  DeviceArray<cuDoubleComplex> grid{"Toeplitz (2M)^3 grid"}, kernel_hat{"Toeplitz kernel"},
-      vec{"Toeplitz M^3 vector"};
-  CufftCubeZ2Z fft;
+  CudaStream stream;
+  DeviceBuffer<cuDoubleComplex> grid, kernel_hat, vec;
+  CufftPlan<double> fft;
   Impl(std::int64_t M_, int dev, void* s)
-      : M(M_), L(2 * M_), device(dev), stream(s), fft(2 * M_, stream.get()) {}
+      : M(M_),
+        L(2 * M_),
+        device(dev),
+        stream(dev, s),
+        grid(L * L * L, dev, stream.get(), "Toeplitz (2M)^3 grid"),
+        kernel_hat(L * L * L, dev, stream.get(), "Toeplitz kernel"),
+        vec(M * M * M, dev, stream.get(), "Toeplitz M^3 vector"),
+        fft(3, {L, L, L}, 1, dev, stream.get()) {}
 };
 
 GpuToeplitz::GpuToeplitz(std::int64_t M, const std::complex<double>* kernel, int device,
                          void* stream) {
-  DeviceScope scope(device);  // everything below lives on the target device
+  device = nufftmp::detail::resolve_device(device);
+  DeviceGuard guard(device);  // everything below lives on the target device
   impl_ = std::make_unique<Impl>(M, device, stream);
   Impl& s = *impl_;
   const std::int64_t n = s.L * s.L * s.L;
-  s.grid.grow(n);
-  s.kernel_hat.grow(n);
-  s.vec.grow(M * M * M);
   cudaStream_t st = s.stream.get();
   // std::complex<double> and cuDoubleComplex share their layout (two doubles, re then im).
-  MTIP_CUDA_TRY(cudaMemcpyAsync(s.kernel_hat.data(), kernel, sizeof(cuDoubleComplex) * n,
-                                cudaMemcpyHostToDevice, st));
-  s.fft.run(s.kernel_hat.data(), CUFFT_FORWARD);
+  NUFFTMP_CUDA_TRY(cudaMemcpyAsync(s.kernel_hat.get(), kernel, sizeof(cuDoubleComplex) * n,
+                                   cudaMemcpyHostToDevice, st));
+  s.fft.execute(s.kernel_hat.get(), -1);
   // cuFFT's forward-backward round trip scales by L^3: folded into the kernel once.
-  scale<<<capped_blocks(n), kThreads, 0, st>>>(s.kernel_hat.data(), 1.0 / static_cast<double>(n), n);
-  MTIP_CUDA_CHECK_LAUNCH("scale");
+  scale<<<capped_blocks(n), kThreads, 0, st>>>(s.kernel_hat.get(), 1.0 / static_cast<double>(n), n);
+  NUFFTMP_CUDA_CHECK_LAUNCH("scale");
   s.stream.synchronize();  // `kernel` may be freed by the caller after return
 }
 
-GpuToeplitz::~GpuToeplitz() {
-  if (!impl_) return;
-  DeviceScope scope(impl_->device, std::nothrow);
-  impl_.reset();
-}
+GpuToeplitz::~GpuToeplitz() = default;
 
 void GpuToeplitz::apply(const std::complex<double>* in, std::complex<double>* out) {
   Impl& s = *impl_;
-  DeviceScope scope(s.device);
+  DeviceGuard guard(s.device);
   const std::int64_t nm = s.M * s.M * s.M, n = s.L * s.L * s.L;
   cudaStream_t st = s.stream.get();
-  MTIP_CUDA_TRY(cudaMemcpyAsync(s.vec.data(), in, sizeof(cuDoubleComplex) * nm,
-                                cudaMemcpyHostToDevice, st));
-  MTIP_CUDA_TRY(cudaMemsetAsync(s.grid.data(), 0, sizeof(cuDoubleComplex) * n, st));
-  embed<<<capped_blocks(nm), kThreads, 0, st>>>(s.vec.data(), s.grid.data(), s.M, s.L);
-  MTIP_CUDA_CHECK_LAUNCH("embed");
-  s.fft.run(s.grid.data(), CUFFT_FORWARD);
-  multiply<<<capped_blocks(n), kThreads, 0, st>>>(s.grid.data(), s.kernel_hat.data(), n);
-  MTIP_CUDA_CHECK_LAUNCH("multiply");
-  s.fft.run(s.grid.data(), CUFFT_INVERSE);
-  extract<<<capped_blocks(nm), kThreads, 0, st>>>(s.grid.data(), s.vec.data(), s.M, s.L);
-  MTIP_CUDA_CHECK_LAUNCH("extract");
-  MTIP_CUDA_TRY(cudaMemcpyAsync(out, s.vec.data(), sizeof(cuDoubleComplex) * nm,
-                                cudaMemcpyDeviceToHost, st));
+  NUFFTMP_CUDA_TRY(cudaMemcpyAsync(s.vec.get(), in, sizeof(cuDoubleComplex) * nm,
+                                   cudaMemcpyHostToDevice, st));
+  NUFFTMP_CUDA_TRY(cudaMemsetAsync(s.grid.get(), 0, sizeof(cuDoubleComplex) * n, st));
+  embed<<<capped_blocks(nm), kThreads, 0, st>>>(s.vec.get(), s.grid.get(), s.M, s.L);
+  NUFFTMP_CUDA_CHECK_LAUNCH("embed");
+  s.fft.execute(s.grid.get(), -1);
+  multiply<<<capped_blocks(n), kThreads, 0, st>>>(s.grid.get(), s.kernel_hat.get(), n);
+  NUFFTMP_CUDA_CHECK_LAUNCH("multiply");
+  s.fft.execute(s.grid.get(), +1);
+  extract<<<capped_blocks(nm), kThreads, 0, st>>>(s.grid.get(), s.vec.get(), s.M, s.L);
+  NUFFTMP_CUDA_CHECK_LAUNCH("extract");
+  NUFFTMP_CUDA_TRY(cudaMemcpyAsync(out, s.vec.get(), sizeof(cuDoubleComplex) * nm,
+                                   cudaMemcpyDeviceToHost, st));
   s.stream.synchronize();
 }
 

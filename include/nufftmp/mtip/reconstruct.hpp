@@ -1,0 +1,95 @@
+// The M-TIP loop (reconstruct.cpp): generations of orientation matching, merging and
+// phasing over the images of every rank, with results and a checkpoint written each generation.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nufftmp/mtip/matching.hpp"
+#include "nufftmp/mtip/merging.hpp"
+#include "nufftmp/mtip/phasing.hpp"
+#include "nufftmp/options.hpp"
+
+namespace nufftmp::mtip {
+
+struct ReconstructOptions {
+  std::string input, output, checkpoint;  // checkpoint "" = <output>.ckpt.h5
+  bool known_orientations = false;
+  int generations = 5;
+  std::int64_t M = 0;  // 0: volume size of the input if present, else 33
+  // Reference orientations at full resolution. Hard matching snaps each image to its nearest
+  // reference, so the set's spacing should approach the speckle's angular size at the edge of
+  // the detector (about 2 / M radians): on the CPU demo (M = 33), 2000 references (covering
+  // angle 16 deg) phase at best to 0.92 even with the true orientations snapped to them and
+  // confuse a fifth of the images with their Friedel twin (rotated 180 deg about the beam);
+  // 20000 (7 deg) reach 0.97, as the true orientations do.
+  std::int64_t n_ref = 20000;
+  // Soft assignment: each image is merged at its soft_k best orientations, weighted by
+  // soft_weights with a temperature going geometrically from soft_temp_start (generation 2,
+  // the first match) to soft_temp_end (last generation), in units of the mean over all images
+  // of the spread cost_{k-1} - cost_0 (scale-free). soft_k = 1: hard best match.
+  // Off by default: the numbers once recorded against it (0.63-0.81 on the CPU demo, as hard
+  // matching) were taken matching against the phased model with 2000 references, and measured
+  // without undoing the frame rotation; hard matching against the merged model converges (see
+  // n_ref, match_iterations, match_phased). Kept for experiments: the merge takes it at any k
+  // for the cost of one slice per used reference.
+  std::int64_t soft_k = 1;
+  double soft_temp_start = 1.0, soft_temp_end = 0.2;
+  // Resolution ramp: generation 2 (the first match) matches only the pixels with
+  // |q| <= q_ramp_start * q_max, and the cut rises linearly to q_max over q_ramp_generations
+  // matching generations (-1: the first two thirds of them; 1.0 or 0: every pixel from the
+  // start). Low q first: few, wide minima that a coarse reference set resolves, so the early
+  // rounds are cheap and the model's envelope settles before its detail is asked for.
+  double q_ramp_start = 0.3;
+  int q_ramp_generations = -1;
+  // The orientations an image's cut can tell apart scale as 1 / q: with the ramp the reference
+  // set grows as (cut / q_max)^3 up to n_ref, from at least n_ref_min.
+  std::int64_t n_ref_min = 500;
+  // Match and merge this many times per generation before phasing. From a random start the
+  // assignment needs tens of match/merge rounds to lock in (hard assignment is an EM-like
+  // fixed-point iteration); phasing between each would only cost time.
+  int match_iterations = 3;
+  // Model the images are matched against: the merged autocorrelation (false, default) or the
+  // phased density's autocorrelation (true). Early on the merge is inconsistent and phasing
+  // it fails (Fourier error 0.3-0.4): its autocorrelation is then further from the data than
+  // the merge, and matching against it never left random orientations on the CPU demo.
+  bool match_phased = false;
+  bool resume = false;
+  bool use_double = false;
+  MergeOptions merge;
+  PhaseOptions phase;
+  MatchOptions match;
+  Options nufft;
+  std::uint64_t seed = 7;
+  bool verbose = true;  // progress lines on rank 0
+};
+struct GenerationReport {
+  int generation = 0;
+  // slicing_ms: the reference slices of matching (type 2 NUFFTs); matching_ms: the rest of
+  // matching (products, selection, and the intermediate merges of several match rounds).
+  double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
+  // Time in NUFFTs (set_points and execute) within the three stages above: the reference
+  // slices and every merge's two type 1 transforms.
+  double nufft_ms = 0;
+  int cg_iterations = 0;
+  double cg_residual = 0, fourier_error = 0;
+  // Density correlation with the ground truth when present, else -2: aligned over translation
+  // and inversion and, from unknown orientations, over the frame (the global rotation of the
+  // reconstructed orientations against the file's true ones, when the file has them).
+  double correlation = -2;
+  // Intensity (|k|^2-weighted Pearson over the ball |k| <= M/2) in the same frame, -2 if no truth.
+  double intensity_correlation = -2;
+  // Median angle (degrees) between each image's orientation and its truth after removing the
+  // global rotation (-1 without true orientations), and the frame agreement (1: one common
+  // rotation for every image; 0.25: none).
+  double orientation_error_deg = -1, frame_agreement = 0;
+  std::int64_t n_ref = 0;   // references matched against this generation (0: none)
+  double q_cut = 0;         // matched pixels' |q| limit, fraction of q_max
+};
+// Collective. Runs the generations, writes output (and the checkpoint) every generation.
+std::vector<GenerationReport> reconstruct(MPI_Comm comm, const ReconstructOptions& ropts);
+
+}  // namespace nufftmp::mtip
