@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
@@ -13,12 +14,36 @@ using namespace nufftmp;
 using namespace nufftmp::mtip;
 
 namespace {
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string::size_type a = 0;
+  while (a <= s.size()) {
+    const auto b = s.find(',', a);
+    const std::string item = s.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    if (!item.empty()) out.push_back(item);
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return out;
+}
+
 void usage() {
   std::printf(
       "usage: mpirun -np P nufftmp-mtip --input FILE --output FILE [options]\n"
       "  --input FILE            data set (intensities, pixel_position_reciprocal, ...)\n"
       "  --output FILE           results (density, autocorrelation, intensity, orientations)\n"
       "  --known-orientations    use the file's orientations: merge + phase only\n"
+      "  --quaternion C          the file's quaternions: lattice (nufftmp: image j sees the\n"
+      "                          model at R(q_j) p) or particle (skopi/spinifel: the\n"
+      "                          particle's rotation, the conjugate); default: the layout's\n"
+      "  --no-convention-check   warn only when the other convention fits the data better\n"
+      "  --mask LIST             mask data sets NAME or FILE:NAME (nonzero = good), comma-\n"
+      "                          separated (default: the file's mask or pixel_mask)\n"
+      "  --no-mask               ignore the file's own mask\n"
+      "  --correction LIST       per-pixel correction data sets, multiplied (default: the\n"
+      "                          file's correction, else polarization x solid_angle)\n"
+      "  --no-correction         ignore the file's own correction\n"
+      "  --q-min F               also mask |q| < F q_max (beam stop)\n"
       "  --generations N         M-TIP generations (default 5)\n"
       "  --M N                   lattice side (default: the file's volume, else 33)\n"
       "  --lambda L              merging regularisation, relative (default 1e-3)\n"
@@ -30,9 +55,16 @@ void usage() {
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
       "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
       "  --poisson-weights       matching weights pixels by 1 / mean intensity (all shells count)\n"
+      "  --likelihood L          matching cost: ls (least squares, default) or poisson\n"
+      "                          (photon counts; EMC's log-likelihood; host GEMM)\n"
+      "  --poisson-floor F       Poisson: model floor, fraction of the mean (default 1e-3)\n"
       "  --soft-k K              merge each image at its K best orientations, weighted\n"
       "                          (default 1: hard best match)\n"
-      "  --soft-temp A,B         soft weights' temperature, annealed from A to B (default 1,0.2)\n"
+      "  --soft-temp A,B         soft weights' temperature, annealed from A to B (default\n"
+      "                          1,0.2; with --likelihood poisson in nats: 1 = posterior)\n"
+      "  --no-half-sets          no half-set FSC (two extra merges per generation)\n"
+      "  --best-output FILE      the best generation by half-set FSC (default\n"
+      "                          <output>.best.h5)\n"
       "  --q-ramp F[,G]          resolution ramp: the first match uses pixels up to F * q_max,\n"
       "                          rising to q_max over G generations (default 0.3, G: two\n"
       "                          thirds of the matching generations; 1: no ramp)\n"
@@ -77,10 +109,23 @@ int main(int argc, char** argv) {
       {"match-iter", required_argument, nullptr, 'J'},
       {"match-phased", no_argument, nullptr, 'm'},
       {"cpu", no_argument, nullptr, 'C'},
+      {"quaternion", required_argument, nullptr, 1001},
+      {"no-convention-check", no_argument, nullptr, 1002},
+      {"mask", required_argument, nullptr, 1003},
+      {"no-mask", no_argument, nullptr, 1004},
+      {"correction", required_argument, nullptr, 1005},
+      {"no-correction", no_argument, nullptr, 1006},
+      {"q-min", required_argument, nullptr, 1007},
+      {"likelihood", required_argument, nullptr, 1008},
+      {"poisson-floor", required_argument, nullptr, 1009},
+      {"no-half-sets", no_argument, nullptr, 1010},
+      {"best-output", required_argument, nullptr, 1011},
+      {"no-cg-precondition", no_argument, nullptr, 1012},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
+  std::string quaternion, likelihood;
   int c;
   while ((c = getopt_long(argc, argv, "i:o:h", longopts, nullptr)) != -1) {
     switch (c) {
@@ -118,6 +163,18 @@ int main(int argc, char** argv) {
       case 'J': ro.match_iterations = std::atoi(optarg); break;
       case 'm': ro.match_phased = true; break;
       case 'C': ro.nufft.backend = Backend::Cpu; break;
+      case 1001: quaternion = optarg; break;
+      case 1002: ro.check_convention = false; break;
+      case 1003: ro.corrections.mask = split_list(optarg); break;
+      case 1004: ro.corrections.use_file_mask = false; break;
+      case 1005: ro.corrections.correction = split_list(optarg); break;
+      case 1006: ro.corrections.use_file_correction = false; break;
+      case 1007: ro.corrections.q_min = std::atof(optarg); break;
+      case 1008: likelihood = optarg; break;
+      case 1009: ro.match.poisson_floor = std::atof(optarg); break;
+      case 1010: ro.half_sets = false; break;
+      case 1011: ro.best_output = optarg; break;
+      case 1012: ro.merge.precondition = false; break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;
       case 'h': if (rank == 0) usage(); MPI_Finalize(); return 0;
@@ -128,6 +185,12 @@ int main(int argc, char** argv) {
   try {
     if (ro.input.empty() || ro.output.empty())
       throw Error(ErrorCode::InvalidArgument, "--input and --output are required (see --help)");
+    if (!quaternion.empty()) ro.quaternion = parse_convention(quaternion);
+    if (likelihood == "poisson")
+      ro.match.likelihood = MatchOptions::Likelihood::Poisson;
+    else if (!likelihood.empty() && likelihood != "ls")
+      throw Error(ErrorCode::InvalidArgument,
+                  "--likelihood " + likelihood + " (ls or poisson)");
     // One GPU per rank of a node, round robin (several ranks may share one).
     if (ro.nufft.backend != Backend::Cpu && cuda_available()) {
       MPI_Comm node;
@@ -146,6 +209,15 @@ int main(int argc, char** argv) {
         if (!ro.known_orientations && g.orientation_error_deg >= 0)
           std::printf(", median orientation error %.1f deg", g.orientation_error_deg);
         std::printf("\n");
+      }
+      if (g.fsc_mean > -2) {
+        int best = 0;
+        double best_fsc = -3;
+        for (const auto& r : reports)
+          if (r.fsc_mean > best_fsc) best_fsc = r.fsc_mean, best = r.generation;
+        std::printf("half-set FSC %.3f (0.5 at %.3g A, 0.143 at %.3g A); best generation %d "
+                    "(%.3f)\n",
+                    g.fsc_mean, g.resolution_fsc05, g.resolution_fsc0143, best, best_fsc);
       }
       std::printf("results: %s\n", ro.output.c_str());
     }

@@ -13,15 +13,19 @@
 //    exp(i k.x) = exp(2 pi i (k scale / 2 pi).q), so the real-space voxel of the M^3 lattice
 //    is dx = scale / (2 pi) = (1 - 1e-6) / (2 q_max) Angstrom.
 //  - Orientations are unit quaternions (w, x, y, z); image j sees the model at R(q_j) p for
-//    its detector positions p.
+//    its detector positions p (the "lattice" convention; skopi's and spinifel's quaternions
+//    rotate the particle and are the conjugates: io.hpp).
 //  - Every function taking an MPI communicator is collective over it; an error on one rank
 //    stops every rank: the failing rank throws its own nufftmp::Error, the others
 //    Error(RemoteFailure) naming that rank and its error.
 //
-// One header per concern, all included here: geometry, io (HDF5), simulate, volume, slicing,
-// matching, merging, phasing, reconstruct.
+// One header per concern, all included here: geometry, io (HDF5 layouts), corrections (detector
+// masks and corrections), simulate, volume, truth (ground-truth scores), convergence
+// (truth-free measures), slicing, matching, merging, phasing, reconstruct.
 #pragma once
 
+#include "nufftmp/mtip/convergence.hpp"
+#include "nufftmp/mtip/corrections.hpp"
 #include "nufftmp/mtip/geometry.hpp"
 #include "nufftmp/mtip/io.hpp"
 #include "nufftmp/mtip/matching.hpp"
@@ -30,4 +34,5 @@
 #include "nufftmp/mtip/reconstruct.hpp"
 #include "nufftmp/mtip/simulate.hpp"
 #include "nufftmp/mtip/slicing.hpp"
+#include "nufftmp/mtip/truth.hpp"
 #include "nufftmp/mtip/volume.hpp"

@@ -47,6 +47,9 @@ void check_match_args(const std::vector<Quaternion>& refs, const std::vector<dou
   for (float v : w)
     if (!(v >= 0) || !std::isfinite(v))
       throw Error(ErrorCode::InvalidArgument, "matching: pixel_weights must be finite and >= 0");
+  if (mopts.likelihood == MatchOptions::Likelihood::Poisson && !(mopts.poisson_floor > 0))
+    throw Error(ErrorCode::InvalidArgument,
+                "matching: poisson_floor = " + std::to_string(mopts.poisson_floor) + " (> 0)");
 }
 
 // The pixel weights in use: the user's, times 1 / mean intensity with poisson_weights (the
@@ -70,6 +73,34 @@ std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, cons
     w[p] = static_cast<float>(top > 0 ? user * top / mean : user);  // brightest pixel: weight 1
   }
   return w;
+}
+
+// What the Poisson cost needs besides the slices: the photons of each image on its exposed
+// pixels (for the fitted scale) and the slices' floor, poisson_floor times the data's mean
+// intensity (photons over exposure, all ranks).
+struct PoissonTerms {
+  std::vector<double> photons;
+  double floor = 0;
+};
+PoissonTerms poisson_terms(const MPI_Comm* comm, const MatchOptions& mopts, const float* images,
+                           std::int64_t n_images, std::int64_t npix) {
+  const std::vector<float>& e = mopts.pixel_weights;
+  PoissonTerms t;
+  t.photons.assign(static_cast<std::size_t>(n_images), 0.0);
+  double tot[3] = {0, static_cast<double>(n_images), 0};  // photons, images, exposure per image
+  for (std::int64_t p = 0; p < npix; ++p) tot[2] += e.empty() ? 1.0 : e[p];
+  for (std::int64_t i = 0; i < n_images; ++i) {
+    double sum = 0;
+    for (std::int64_t p = 0; p < npix; ++p)
+      if (e.empty() || e[p] > 0) sum += images[i * npix + p];
+    t.photons[i] = sum;
+    tot[0] += sum;
+  }
+  if (comm) dist::detail::allreduce_sum(*comm, tot, 2);
+  const double mean = tot[1] > 0 && tot[2] > 0 ? tot[0] / (tot[1] * tot[2]) : 0.0;
+  // (All-zero data: any positive floor keeps the logarithm finite.)
+  t.floor = mean > 0 ? mopts.poisson_floor * mean : 1e-30;
+  return t;
 }
 
 // The matching loop. comm == nullptr: this rank slices every reference. Otherwise the
@@ -100,7 +131,8 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   const std::int64_t nref = static_cast<std::int64_t>(refs.size());
   // On the CUDA engine the slices stay on the device and the product is a cuBLAS GEMM
   // (gpu/match_gpu.cpp): same options, same answers to rounding.
-  if (detail::match_on_gpu(comm, opts))
+  const bool poisson = mopts.likelihood == MatchOptions::Likelihood::Poisson;
+  if (!poisson && detail::match_on_gpu(comm, opts))
     return detail::match_top_k_gpu<T>(
         comm, model, M, refs, positions, scale, images, n_images, std::min(k, nref),
         weights(comm, mopts, images, n_images, npix), mopts, opts, report);
@@ -120,7 +152,10 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   top.k = k;
   top.index.assign(static_cast<std::size_t>(n_images * k), -1);
   top.cost.assign(static_cast<std::size_t>(n_images * k), std::numeric_limits<double>::infinity());
-  const std::vector<float> w = weights(comm, mopts, images, n_images, npix);
+  const std::vector<float> w =
+      poisson ? mopts.pixel_weights : weights(comm, mopts, images, n_images, npix);
+  const PoissonTerms pt = poisson ? poisson_terms(comm, mopts, images, n_images, npix)
+                                  : PoissonTerms{};
   std::vector<T> x, y, z, S;
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;
@@ -155,10 +190,20 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
 #pragma omp parallel for schedule(static)
       for (std::int64_t r = 0; r < nb; ++r) {
         double n = 0;
-        for (std::int64_t p = 0; p < npix; ++p) {
-          const double s = S[r * npix + p], ws = w.empty() ? s : w[p] * s;
-          Sw[r * npix + p] = static_cast<float>(ws);
-          n += ws * s;
+        if (poisson) {
+          // The product takes log s on exposed pixels; the norm is the expected photons.
+          for (std::int64_t p = 0; p < npix; ++p) {
+            const double s = std::max<double>(S[r * npix + p], pt.floor);
+            const double e = w.empty() ? 1.0 : w[p];
+            Sw[r * npix + p] = e > 0 ? static_cast<float>(std::log(s)) : 0.0f;
+            n += e * s;
+          }
+        } else {
+          for (std::int64_t p = 0; p < npix; ++p) {
+            const double s = S[r * npix + p], ws = w.empty() ? s : w[p] * s;
+            Sw[r * npix + p] = static_cast<float>(ws);
+            n += ws * s;
+          }
         }
         snorm[r] = n;
       }
@@ -207,9 +252,10 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     for (std::int64_t i = 0; i < n_images; ++i) {
       const double* c = cross.data() + i * nall;
       for (std::int64_t r = 0; r < nall; ++r) {
-        const double cost = mopts.fit_scale
-                                ? -std::max(0.0, c[r]) / std::sqrt(std::max(nuse[r], 1e-300))
-                                : nuse[r] - 2.0 * c[r];
+        const double cost =
+            poisson ? (mopts.fit_scale ? pt.photons[i] * std::log(nuse[r]) - c[r] : nuse[r] - c[r])
+            : mopts.fit_scale ? -std::max(0.0, c[r]) / std::sqrt(std::max(nuse[r], 1e-300))
+                              : nuse[r] - 2.0 * c[r];
         std::int64_t* bi = top.index.data() + i * k;
         double* bc = top.cost.data() + i * k;
         const auto before = [&](std::int64_t j) {  // (cost, gidx[r]) ranks before slot j

@@ -22,8 +22,8 @@ std::vector<GenerationReport> Run<T>::generations() {
   ctx_ = std::make_unique<dist::Context>(comm_, co);
   read_inputs();
   start_state();
-  data_.assign(in_.local.intensities.begin(), in_.local.intensities.end());
   const std::size_t n = static_cast<std::size_t>(in_.nloc * in_.npix);
+  data_.assign(in_.ls_images(), in_.ls_images() + n);
   x_.resize(n), y_.resize(n), z_.resize(n);
 
   std::vector<GenerationReport> reports;
@@ -31,6 +31,8 @@ std::vector<GenerationReport> Run<T>::generations() {
     GenerationReport g;
     g.generation = gen;
     merge_nufft_ms_ = 0;
+    capped_ = merges_ = 0;
+    capped_residual_ = 0;
     // 1-2. Orientation matching, from the second generation on (the first merges the random
     // start: about the spherical average of the images, whose phasing breaks the symmetry).
     if (!ro_.known_orientations && !st_.density.empty()) match_stage(gen, g);
@@ -39,11 +41,19 @@ std::vector<GenerationReport> Run<T>::generations() {
     // 4. Phasing.
     phase_stage(g);
     st_.generation = gen;
-    // 5. Scores against the truth (rank 0 holds every orientation), 6. files, progress line.
+    // 5b. Scores against the truth (rank 0 holds every orientation), 6. files, progress line.
     std::vector<double> mine;
     for (const auto& q : st_.orientations) mine.insert(mine.end(), {q.w, q.x, q.y, q.z});
     const auto all_orient =
         dist::gather_to_root(*ctx_, mine.data(), static_cast<std::int64_t>(mine.size()));
+    // 5a. Truth-free measures: half-set shell correlation, orientations' change.
+    convergence_stage(g, all_orient);
+    g.cg_capped = capped_;
+    if (capped_ > 0)
+      warn("generation %d: %d of %d merges stopped at the CG's cap of %d iterations with "
+           "relative residual up to %.1e > tol %.0e: the model is not converged (raise "
+           "--cg-iter, or --cg-precondition)\n",
+           gen, capped_, merges_, ro_.merge.max_iter, capped_residual_, ro_.merge.tol);
     std::vector<double> aligned;
     score_stage(g, all_orient, aligned);
     write_stage(g, all_orient, aligned);

@@ -26,6 +26,13 @@ void Run<T>::match_stage(int gen, GenerationReport& g) {
       static_cast<std::int64_t>(std::llround(ro_.n_ref * cut * cut * cut)));
   if (static_cast<std::int64_t>(refs_.size()) != nref) refs_ = reference_orientations(nref);
   MatchOptions mopts = ro_.match;
+  // The detector's correction C_p weights least squares and is the Poisson exposure
+  // (corrections.hpp); the user's own pixel weights multiply it.
+  if (!in_.correction.empty()) {
+    mopts.pixel_weights.resize(static_cast<std::size_t>(npix), 1.0f);
+    for (std::int64_t p = 0; p < npix; ++p)
+      mopts.pixel_weights[p] = static_cast<float>(mopts.pixel_weights[p] * in_.correction[p]);
+  }
   if (cut < 1.0) {
     mopts.pixel_weights.resize(static_cast<std::size_t>(npix), 1.0f);
     for (std::int64_t p = 0; p < npix; ++p)
@@ -51,9 +58,12 @@ void Run<T>::match_stage(int gen, GenerationReport& g) {
 template <typename T>
 void Run<T>::match_once(const std::vector<double>& model, const MatchOptions& mopts,
                         MatchReport& mr, int gen) {
-  // References split across the ranks (each slices its share; see matching.cpp).
+  // References split across the ranks (each slices its share; see matching.cpp). The Poisson
+  // likelihood reads the counts as they are, least squares the corrected data.
+  const bool poisson = mopts.likelihood == MatchOptions::Likelihood::Poisson;
+  const float* images = poisson ? in_.local.intensities.data() : in_.ls_images();
   const TopMatches top = match_top_k<T>(comm_, model, in_.M, refs_, in_.local.positions,
-                                        in_.scale, in_.local.intensities.data(), in_.nloc,
+                                        in_.scale, images, in_.nloc,
                                         std::max<std::int64_t>(1, ro_.soft_k), mopts, ro_.nufft,
                                         &mr);
   for (std::int64_t i = 0; i < in_.nloc; ++i) st_.orientations[i] = refs_[top.index[i * top.k]];
@@ -63,7 +73,10 @@ void Run<T>::match_once(const std::vector<double>& model, const MatchOptions& mo
 
 // EM form: sum_i sum_j w_ij ||b_i - s(r_ij)||^2 = sum_r W_r ||bbar_r - s(r)||^2 + const with
 // W_r = sum of the weights at reference r and bbar_r the weighted mean of its images, so the
-// merge takes one slice per used reference, whatever k is.
+// merge takes one slice per used reference, whatever k is. With the Poisson likelihood this is
+// EMC's update: the weighted mean of b / C_p with weights w_ij C_p is the maximum-likelihood
+// intensity sum w b / sum w C of the (reference, pixel), the merge's least squares fit the
+// model through those where slices cross. Sums are kept per half set, for the half merges.
 template <typename T>
 void Run<T>::soft_assignment(const TopMatches& top, int gen) {
   const std::int64_t nloc = in_.nloc, npix = in_.npix;
@@ -71,16 +84,22 @@ void Run<T>::soft_assignment(const TopMatches& top, int gen) {
   const double f =
       ro_.generations > 2 ? static_cast<double>(gen - 2) / (ro_.generations - 2) : 1.0;
   const double temp = ro_.soft_temp_start * std::pow(ro_.soft_temp_end / ro_.soft_temp_start, f);
-  double spread[2] = {0, static_cast<double>(nloc)};
-  for (std::int64_t i = 0; i < nloc; ++i)
-    spread[0] += top.cost[i * top.k + top.k - 1] - top.cost[i * top.k];
-  dist::detail::allreduce_sum(comm_, spread, 2);
-  const double unit = spread[1] > 0 && spread[0] > 0 ? spread[0] / spread[1] : 1.0;
+  double unit = 1.0;  // Poisson: the costs are nats, the temperature absolute
+  if (ro_.match.likelihood != MatchOptions::Likelihood::Poisson) {
+    double spread[2] = {0, static_cast<double>(nloc)};
+    for (std::int64_t i = 0; i < nloc; ++i)
+      spread[0] += top.cost[i * top.k + top.k - 1] - top.cost[i * top.k];
+    dist::detail::allreduce_sum(comm_, spread, 2);
+    unit = spread[1] > 0 && spread[0] > 0 ? spread[0] / spread[1] : 1.0;
+  }
   const std::vector<double> w = soft_weights(top, temp * unit);
-  std::vector<double> wsum(refs_.size(), 0.0), acc;
+  const float* data = in_.ls_images();
   std::vector<std::int64_t> slot(refs_.size(), -1);
   st_.soft_orient.clear();
-  for (std::int64_t i = 0; i < nloc; ++i)
+  for (auto& v : st_.soft_weight) v.clear();
+  for (auto& v : st_.soft_sum) v.clear();
+  for (std::int64_t i = 0; i < nloc; ++i) {
+    const int half = static_cast<int>((in_.local.share.first + i) % 2);
     for (std::int64_t j = 0; j < top.k; ++j) {
       const std::int64_t r = top.index[i * top.k + j];
       const double wij = w[i * top.k + j];
@@ -88,21 +107,17 @@ void Run<T>::soft_assignment(const TopMatches& top, int gen) {
       if (slot[r] < 0) {
         slot[r] = static_cast<std::int64_t>(st_.soft_orient.size());
         st_.soft_orient.push_back(refs_[r]);
-        acc.resize(acc.size() + npix, 0.0);
+        for (int h = 0; h < 2; ++h) {
+          st_.soft_weight[h].push_back(0.0);
+          st_.soft_sum[h].resize(st_.soft_sum[h].size() + npix, 0.0);
+        }
       }
-      wsum[r] += wij;
-      double* a = acc.data() + slot[r] * npix;
-      const float* b = in_.local.intensities.data() + i * npix;
+      st_.soft_weight[half][slot[r]] += wij;
+      double* a = st_.soft_sum[half].data() + slot[r] * npix;
+      const float* b = data + i * npix;
       for (std::int64_t p = 0; p < npix; ++p) a[p] += wij * b[p];
     }
-  st_.soft_weight.assign(st_.soft_orient.size(), 0.0);
-  st_.soft_data.resize(acc.size());
-  for (std::size_t r = 0; r < refs_.size(); ++r)
-    if (slot[r] >= 0) {
-      st_.soft_weight[slot[r]] = wsum[r];
-      for (std::int64_t p = 0; p < npix; ++p)
-        st_.soft_data[slot[r] * npix + p] = static_cast<T>(acc[slot[r] * npix + p] / wsum[r]);
-    }
+  }
   st_.n_soft = static_cast<std::int64_t>(st_.soft_orient.size());
 }
 
@@ -122,28 +137,79 @@ void Run<T>::merge_stage(GenerationReport& g) {
 // One merge of every rank's images at their current orientations into st_.ac.
 template <typename T>
 void Run<T>::merge_now() {
-  const std::int64_t npix = in_.npix, nloc = in_.nloc;
-  Merger<T> merger(*ctx_, in_.M, ro_.merge, ro_.nufft);
   std::vector<double> ac;
-  if (st_.soft) {
-    // One slice per used reference, its pixels weighted by W_r (see the EM form above).
-    const std::int64_t n = st_.n_soft * npix;
-    std::vector<T> xs(n), ys(n), zs(n), ws(n);
-    slice_points(in_.local.positions, st_.soft_orient.data(), st_.n_soft, in_.scale, xs.data(),
-                 ys.data(), zs.data());
-    for (std::int64_t r = 0; r < st_.n_soft; ++r)
-      std::fill(ws.begin() + r * npix, ws.begin() + (r + 1) * npix,
-                static_cast<T>(st_.soft_weight[r]));
-    merger.set_points(n, xs.data(), ys.data(), zs.data(), ws.data());
-    last_merge_ = merger.solve(st_.soft_data.data(), ac);
-  } else {
-    slice_points(in_.local.positions, st_.orientations.data(), nloc, in_.scale, x_.data(),
-                 y_.data(), z_.data());
-    merger.set_points(nloc * npix, x_.data(), y_.data(), z_.data(), nullptr);
-    last_merge_ = merger.solve(data_.data(), ac);
-  }
+  last_merge_ = merge_images(ImageSet::All, ac);
   merge_nufft_ms_ += last_merge_.nufft_ms;
   st_.ac = std::move(ac);
+}
+
+template <typename T>
+MergeReport Run<T>::merge_images(ImageSet which, std::vector<double>& ac) {
+  const std::int64_t npix = in_.npix, nloc = in_.nloc;
+  const bool corr = !in_.correction.empty();
+  Merger<T> merger(*ctx_, in_.M, ro_.merge, ro_.nufft);
+  MergeReport rep;
+  if (st_.soft) {
+    // One slice per used reference, its pixels weighted by W_r C_p (see the EM form above).
+    std::vector<std::int64_t> used;
+    std::vector<double> W(static_cast<std::size_t>(st_.n_soft));
+    for (std::int64_t r = 0; r < st_.n_soft; ++r) {
+      W[r] = which == ImageSet::HalfB ? 0.0 : st_.soft_weight[0][r];
+      if (which != ImageSet::HalfA) W[r] += st_.soft_weight[1][r];
+      if (W[r] > 0) used.push_back(r);
+    }
+    const std::int64_t nu = static_cast<std::int64_t>(used.size()), n = nu * npix;
+    std::vector<Quaternion> orient(static_cast<std::size_t>(nu));
+    for (std::int64_t u = 0; u < nu; ++u) orient[u] = st_.soft_orient[used[u]];
+    std::vector<T> xs(n), ys(n), zs(n), ws(n), ds(n);
+    slice_points(in_.local.positions, orient.data(), nu, in_.scale, xs.data(), ys.data(),
+                 zs.data());
+    for (std::int64_t u = 0; u < nu; ++u) {
+      const std::int64_t r = used[u];
+      const double* a = st_.soft_sum[0].data() + r * npix;
+      const double* b = st_.soft_sum[1].data() + r * npix;
+      for (std::int64_t p = 0; p < npix; ++p) {
+        const double sum = (which == ImageSet::HalfB ? 0.0 : a[p]) +
+                           (which == ImageSet::HalfA ? 0.0 : b[p]);
+        ds[u * npix + p] = static_cast<T>(sum / W[r]);
+        ws[u * npix + p] = static_cast<T>(W[r] * (corr ? in_.correction[p] : 1.0));
+      }
+    }
+    merger.set_points(n, xs.data(), ys.data(), zs.data(), ws.data());
+    rep = merger.solve(ds.data(), ac);
+  } else if (which == ImageSet::All) {
+    slice_points(in_.local.positions, st_.orientations.data(), nloc, in_.scale, x_.data(),
+                 y_.data(), z_.data());
+    if (corr && w_.empty()) {
+      w_.resize(static_cast<std::size_t>(nloc * npix));
+      for (std::int64_t i = 0; i < nloc; ++i)
+        for (std::int64_t p = 0; p < npix; ++p)
+          w_[i * npix + p] = static_cast<T>(in_.correction[p]);
+    }
+    merger.set_points(nloc * npix, x_.data(), y_.data(), z_.data(), corr ? w_.data() : nullptr);
+    rep = merger.solve(data_.data(), ac);
+  } else {
+    const auto& sel = half_[which == ImageSet::HalfA ? 0 : 1];
+    const std::int64_t ns = static_cast<std::int64_t>(sel.size()), n = ns * npix;
+    std::vector<Quaternion> orient(static_cast<std::size_t>(ns));
+    for (std::int64_t u = 0; u < ns; ++u) orient[u] = st_.orientations[sel[u]];
+    std::vector<T> xs(n), ys(n), zs(n), ds(n), ws(corr ? n : 0);
+    slice_points(in_.local.positions, orient.data(), ns, in_.scale, xs.data(), ys.data(),
+                 zs.data());
+    for (std::int64_t u = 0; u < ns; ++u)
+      for (std::int64_t p = 0; p < npix; ++p) {
+        ds[u * npix + p] = data_[sel[u] * npix + p];
+        if (corr) ws[u * npix + p] = static_cast<T>(in_.correction[p]);
+      }
+    merger.set_points(n, xs.data(), ys.data(), zs.data(), corr ? ws.data() : nullptr);
+    rep = merger.solve(ds.data(), ac);
+  }
+  ++merges_;
+  if (rep.iterations >= ro_.merge.max_iter && rep.residual > ro_.merge.tol) {
+    ++capped_;
+    capped_residual_ = std::max(capped_residual_, rep.residual);
+  }
+  return rep;
 }
 
 #define NUFFTMP_RUN_ASSIGN(T)                                                                \
@@ -152,7 +218,8 @@ void Run<T>::merge_now() {
                                    MatchReport&, int);                                       \
   template void Run<T>::soft_assignment(const TopMatches&, int);                            \
   template void Run<T>::merge_stage(GenerationReport&);                                     \
-  template void Run<T>::merge_now();
+  template void Run<T>::merge_now();                                                          \
+  template MergeReport Run<T>::merge_images(ImageSet, std::vector<double>&);
 NUFFTMP_RUN_ASSIGN(float)
 NUFFTMP_RUN_ASSIGN(double)
 #undef NUFFTMP_RUN_ASSIGN

@@ -1,15 +1,53 @@
 // The output of a generation (reconstruct_run.hpp): the result file and the checkpoint, each
-// written by rank 0 to "<path>.tmp" and renamed over the target (H5Writer), and the progress
-// line.
+// written by rank 0 to "<path>.tmp" and renamed over the target (H5Writer), the best
+// generation's result beside them, and the progress line.
+#include <cmath>
+#include <sstream>
+
 #include "reconstruct_run.hpp"
 
 namespace nufftmp::mtip::detail {
 
 namespace {
+// The settings that shape a result, as one "key=value ..." line (an attribute of every file).
+std::string settings_line(const ReconstructOptions& ro, const RunInputs& in, bool use_double) {
+  std::ostringstream s;
+  s << "layout=" << layout_name(in.info.layout) << " quaternion=" << convention_name(in.convention)
+    << " M=" << in.M << " voxel_A=" << in.voxel << " pixels=" << in.npix
+    << " known_orientations=" << ro.known_orientations << " generations=" << ro.generations
+    << " n_ref=" << ro.n_ref << " n_ref_min=" << ro.n_ref_min << " q_ramp=" << ro.q_ramp_start
+    << "," << ro.q_ramp_generations << " match_iterations=" << ro.match_iterations
+    << " likelihood="
+    << (ro.match.likelihood == MatchOptions::Likelihood::Poisson ? "poisson" : "least-squares")
+    << " fit_scale=" << ro.match.fit_scale << " poisson_weights=" << ro.match.poisson_weights
+    << " soft_k=" << ro.soft_k << " soft_temp=" << ro.soft_temp_start << "," << ro.soft_temp_end
+    << " lambda=" << ro.merge.lambda << " cg_tol=" << ro.merge.tol
+    << " cg_iter=" << ro.merge.max_iter << " cg_precondition=" << ro.merge.precondition
+    << " phase_cycles=" << ro.phase.cycles << " half_sets=" << ro.half_sets
+    << " precision=" << (use_double ? "double" : "float") << " seed=" << ro.seed;
+  return s.str();
+}
+
+// One row of the per-generation history table (columns: kHistoryColumns).
+constexpr const char* kHistoryColumns =
+    "generation fsc_mean resolution_fsc05_A resolution_fsc0143_A orientation_change_deg "
+    "correlation intensity_correlation anisotropic_correlation orientation_error_deg "
+    "fourier_error cg_iterations cg_residual cg_capped";
+constexpr int kHistoryWidth = 13;
+void history_row(const GenerationReport& g, std::vector<double>& out) {
+  out.insert(out.end(), {double(g.generation), g.fsc_mean, g.resolution_fsc05,
+                         g.resolution_fsc0143, g.orientation_change_deg, g.correlation,
+                         g.intensity_correlation, g.anisotropic_correlation,
+                         g.orientation_error_deg, g.fourier_error, double(g.cg_iterations),
+                         g.cg_residual, double(g.cg_capped)});
+}
+
 template <typename T>
-void write_results(const std::string& path, std::int64_t M, const RunState<T>& s,
+void write_results(const std::string& path, const RunInputs& in, const RunState<T>& s,
                    const std::vector<double>& all_orient, const GenerationReport& g,
-                   const std::vector<double>& truth, const std::vector<double>& aligned) {
+                   const std::vector<double>& aligned, const std::string& settings,
+                   const std::vector<double>& history) {
+  const std::int64_t M = in.M;
   H5Writer w(path);
   const std::vector<std::int64_t> cube{M, M, M};
   w.write("density", cube, s.density.data());
@@ -18,30 +56,65 @@ void write_results(const std::string& path, std::int64_t M, const RunState<T>& s
   w.write("intensity", cube, intensity.data());
   std::vector<float> sup(s.support.begin(), s.support.end());
   w.write("support", cube, sup.data());
-  if (!truth.empty() && !aligned.empty()) {
+  if (!in.truth.empty() && !aligned.empty()) {
     w.write("density_aligned", cube, aligned.data());
-    w.write("volume_truth", cube, truth.data());
+    w.write("volume_truth", cube, in.truth.data());
   }
   w.write("orientations", {static_cast<std::int64_t>(all_orient.size() / 4), 4},
           all_orient.data());
+  if (!g.fsc.empty()) {
+    const std::int64_t ns = static_cast<std::int64_t>(g.fsc.size());
+    w.write("fsc_half_sets", {ns}, g.fsc.data());
+    std::vector<double> res(g.fsc.size());
+    for (std::int64_t k = 0; k < ns; ++k)
+      res[k] = k > 0 ? static_cast<double>(M) * in.voxel / static_cast<double>(k)
+                     : std::numeric_limits<double>::infinity();
+    w.write("fsc_shell_resolution_angstrom", {ns}, res.data());
+  }
+  w.write("history", {static_cast<std::int64_t>(history.size() / kHistoryWidth), kHistoryWidth},
+          history.data());
+  w.write_attribute("history_columns", std::string(kHistoryColumns));
   w.write_attribute("generation", g.generation);
   w.write_attribute("M", static_cast<double>(M));
+  w.write_attribute("voxel_angstrom", in.voxel);
+  w.write_attribute("q_max_inv_angstrom", in.q_max);
+  w.write_attribute("quaternion_convention", std::string("lattice"));
+  w.write_attribute("orientations_note",
+                    std::string("w, x, y, z; lattice convention: image j sees the model at "
+                                "R(q_j) p; skopi's/spinifel's (particle) quaternion is the "
+                                "conjugate"));
+  w.write_attribute("detector", in.pixels.summary);
+  w.write_attribute("settings", settings);
   w.write_attribute("correlation", g.correlation);
   w.write_attribute("intensity_correlation", g.intensity_correlation);
+  w.write_attribute("anisotropic_intensity_correlation", g.anisotropic_correlation);
   w.write_attribute("orientation_error_deg", g.orientation_error_deg);
+  w.write_attribute("fsc_mean", g.fsc_mean);
+  w.write_attribute("resolution_fsc05_angstrom", g.resolution_fsc05);
+  w.write_attribute("resolution_fsc0143_angstrom", g.resolution_fsc0143);
+  w.write_attribute("orientation_change_deg", g.orientation_change_deg);
   w.write_attribute("fourier_error", g.fourier_error);
   w.write_attribute("cg_residual", g.cg_residual);
+  w.write_attribute("cg_capped", static_cast<double>(g.cg_capped));
+  w.write_attribute("best_generation", static_cast<double>(s.best_generation));
+  if (!in.truth_model.note.empty()) w.write_attribute("truth", in.truth_model.note);
   w.commit();
 }
 }  // namespace
 
 template <typename T>
 void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& all_orient,
-                         const std::vector<double>& aligned) const {
+                         const std::vector<double>& aligned) {
+  // The best generation by the truth-free measure (rank-independent: every rank has g).
+  const bool best = ro_.half_sets && g.fsc_mean > st_.best_fsc_mean;
+  if (best) st_.best_fsc_mean = g.fsc_mean, st_.best_generation = g.generation;
+  history_row(g, history_);
   dist::detail::agreed(comm_, [&] {
     if (rank_ != 0) return;
-    write_results(ro_.output, in_.M, st_, all_orient, g, in_.truth, aligned);
-    write_results(in_.checkpoint, in_.M, st_, all_orient, g, in_.truth, aligned);
+    const std::string settings = settings_line(ro_, in_, sizeof(T) == 8);
+    write_results(ro_.output, in_, st_, all_orient, g, aligned, settings, history_);
+    write_results(in_.checkpoint, in_, st_, all_orient, g, aligned, settings, history_);
+    if (best) write_results(in_.best_output, in_, st_, all_orient, g, aligned, settings, history_);
   });
 }
 
@@ -54,8 +127,15 @@ void Run<T>::report_line(const GenerationReport& g) const {
   say(", NUFFTs %.2f s of %.2f s", g.nufft_ms / 1e3,
       (g.slicing_ms + g.matching_ms + g.merging_ms) / 1e3);
   if (g.n_ref > 0) say(", %lld refs, q cut %.2f", (long long)g.n_ref, g.q_cut);
-  if (g.correlation > -2)
-    say(", corr %.4f (intensity %.4f)", g.correlation, g.intensity_correlation);
+  if (g.fsc_mean > -2)
+    say(", half-set FSC %.3f (0.5 at %.3g A, 0.143 at %.3g A; %.2f s)%s", g.fsc_mean,
+        g.resolution_fsc05, g.resolution_fsc0143, g.halfset_ms / 1e3,
+        st_.best_generation == g.generation ? " best" : "");
+  if (g.orientation_change_deg >= 0) say(", orientations moved %.1f deg", g.orientation_change_deg);
+  if (g.correlation > -2) say(", corr %.4f", g.correlation);
+  if (g.intensity_correlation > -2)
+    say(", intensity corr %.4f (anisotropic %.4f)", g.intensity_correlation,
+        g.anisotropic_correlation);
   if (!ro_.known_orientations && g.orientation_error_deg >= 0)
     say(", orientation error %.1f deg", g.orientation_error_deg);
   say("\n");
@@ -63,7 +143,7 @@ void Run<T>::report_line(const GenerationReport& g) const {
 
 #define NUFFTMP_RUN_OUTPUT(T)                                                                 \
   template void Run<T>::write_stage(const GenerationReport&, const std::vector<double>&,     \
-                                    const std::vector<double>&) const;                       \
+                                    const std::vector<double>&);                             \
   template void Run<T>::report_line(const GenerationReport&) const;
 NUFFTMP_RUN_OUTPUT(float)
 NUFFTMP_RUN_OUTPUT(double)

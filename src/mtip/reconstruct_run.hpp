@@ -4,6 +4,8 @@
 //   reconstruct_setup.cpp   options check, input, true model, start orientations (or resume)
 //   reconstruct_assign.cpp  the resolution ramp, orientation matching rounds, merging
 //   reconstruct_phase.cpp   phasing (every rank's own start when fresh, averaged)
+//   reconstruct_halfsets.cpp  the truth-free measures: half-set merges, their shell correlation,
+//                           the orientations' change; the quaternion convention's check
 //   reconstruct_score.cpp   the comparison with the ground truth
 //   reconstruct_output.cpp  result and checkpoint files, the progress line
 //   reconstruct.cpp         the generation loop and the public entry point
@@ -14,6 +16,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <limits>
 #include <cstdio>
 #include <cstdint>
 #include <memory>
@@ -35,14 +38,28 @@ inline double ms_since(Clock::time_point t0) {
 // What a run reads once.
 struct RunInputs {
   DataInfo info;
-  std::int64_t M = 0, npix = 0, nloc = 0;
+  QuaternionConvention convention = QuaternionConvention::Lattice;  // of the file's quaternions
+  std::int64_t M = 0, npix = 0, nloc = 0;  // npix: the pixels kept by the mask
+  // local.intensities: the counts as read (kept pixels); local.positions: kept pixels, 1/A.
   LocalImages local;
-  std::vector<double> truth, truth_ac;  // truth_ac on rank 0 only (it computes the scores)
+  PixelCorrections pixels;
+  std::vector<double> correction;  // C_p of the kept pixels, mean 1 (empty: none)
+  std::vector<float> corrected;    // local.intensities / C_p (empty without a correction)
+  TruthModel truth_model;
+  std::vector<double> truth;       // the true density on M^3 when the truth is one, else empty
   std::vector<double> all_truth_orient;  // every image's true orientation on rank 0 (w,x,y,z)
-  double scale = 0;
-  std::string checkpoint;
+  double scale = 0, q_max = 0, voxel = 0;  // voxel: Angstrom, of the M^3 lattice
+  double q_low = 0;  // the smallest |q| of the kept pixels (1/Angstrom)
+  std::string checkpoint, best_output;
   std::vector<double> qfrac;  // |q| of each pixel as a fraction of the largest
+  // The data the least squares see: corrected when there is a correction, else as read.
+  const float* ls_images() const {
+    return corrected.empty() ? local.intensities.data() : corrected.data();
+  }
 };
+
+// Which images a merge takes: all, or one half set (even / odd index in the file).
+enum class ImageSet { All, HalfA, HalfB };
 
 // What a generation hands to the next.
 template <typename T>
@@ -57,8 +74,14 @@ struct RunState {
   bool soft = false;
   std::int64_t n_soft = 0;
   std::vector<Quaternion> soft_orient;
-  std::vector<double> soft_weight;
-  std::vector<T> soft_data;  // [n_soft, npix]
+  // Per half set (0: even file index, 1: odd) and used reference: the sum of the images'
+  // weights, and the weighted sum of their (corrected) images [n_soft, npix].
+  std::vector<double> soft_weight[2];
+  std::vector<double> soft_sum[2];
+  // Best generation by the truth-free measure (half-set shell correlation mean).
+  double best_fsc_mean = -3;
+  int best_generation = 0;
+  std::vector<double> prev_orient;  // rank 0: every image's orientation last generation
 };
 
 template <typename T>
@@ -79,6 +102,13 @@ class Run {
   void soft_assignment(const TopMatches& top, int gen);
   void merge_stage(GenerationReport& g);
   void merge_now();
+  // One merge of `which` images at their current orientations (or soft assignment) into ac;
+  // counts a CG stopped at its cap (with a warning) into capped_.
+  MergeReport merge_images(ImageSet which, std::vector<double>& ac);
+  // reconstruct_halfsets.cpp
+  void convergence_stage(GenerationReport& g, const std::vector<double>& all_orient);
+  ShellCurve half_set_curve();
+  void check_convention();
   // reconstruct_phase.cpp
   void phase_stage(GenerationReport& g);
   // reconstruct_score.cpp: the scores of g against the truth (rank 0's work, then broadcast);
@@ -87,10 +117,12 @@ class Run {
                    std::vector<double>& aligned);
   // reconstruct_output.cpp
   void write_stage(const GenerationReport& g, const std::vector<double>& all_orient,
-                   const std::vector<double>& aligned) const;
+                   const std::vector<double>& aligned);
   void report_line(const GenerationReport& g) const;
   template <typename... A>
   void say(const char* fmt, A... args) const;
+  template <typename... A>
+  void warn(const char* fmt, A... args) const;
 
   MPI_Comm comm_;
   const ReconstructOptions& ro_;
@@ -101,6 +133,14 @@ class Run {
   std::vector<Quaternion> refs_;        // of the current generation's size (see the ramp)
   std::vector<T> data_;                 // this rank's images in the merge's precision
   std::vector<T> x_, y_, z_;            // slice points of this rank's images
+  std::vector<T> w_;                    // merge weights per point: C_p (empty: ones)
+  std::vector<std::int64_t> half_[2];   // this rank's images of each half set (local index)
+  int capped_ = 0, merges_ = 0;         // merges of this generation: stopped at the CG's cap, all
+  double capped_residual_ = 0;          // the largest residual of those stopped at the cap
+  ShellCurve known_curve_;              // the half-set curve (merged once with known orientations)
+  bool known_curve_valid_ = false;
+  bool warned_convention_ = false;
+  std::vector<double> history_;         // the generations' rows of the output's history table
   bool merged_known_ = false;
   MergeReport last_merge_;
   double merge_nufft_ms_ = 0;  // NUFFT time of the merges since the generation began
@@ -113,6 +153,16 @@ void Run<T>::say(const char* fmt, A... args) const {
   if (!ro_.verbose || rank_ != 0) return;
   std::printf(fmt, args...);
   std::fflush(stdout);
+}
+
+// Warnings: rank 0 only, on stderr, quiet or not.
+template <typename T>
+template <typename... A>
+void Run<T>::warn(const char* fmt, A... args) const {
+  if (rank_ != 0) return;
+  std::fprintf(stderr, "mtip: warning: ");
+  std::fprintf(stderr, fmt, args...);
+  std::fflush(stderr);
 }
 
 }  // namespace nufftmp::mtip::detail

@@ -40,40 +40,71 @@ template <typename T>
 void Run<T>::read_inputs() {
   in_.info = probe_data(comm_, ro_.input);
   const DataInfo& info = in_.info;
-  in_.M = ro_.M > 0 ? ro_.M : (info.has_volume ? info.volume_M : 33);
+  // A complex volume is a diffraction field on a mesh of its own: it does not give M.
+  in_.M = ro_.M > 0 ? ro_.M : (info.has_volume && !info.volume_complex ? info.volume_M : 33);
   check_options();
   const std::int64_t M = in_.M;
+  in_.convention = ro_.quaternion.value_or(info.file_convention);
+  say("mtip: %s\n", info.summary.c_str());
   // True orientations, when the file has them, also serve to judge a reconstruction from
   // unknown ones (its frame is arbitrary: see the scores).
-  in_.local =
-      read_local_images(comm_, ro_.input, info, ro_.known_orientations || info.has_orientations);
-  if (info.has_volume && info.volume_M == M) {
-    in_.truth = read_volume(comm_, ro_.input);
-    if (rank_ == 0) in_.truth_ac = autocorrelation(in_.truth, M);  // the scores are rank 0's
+  in_.local = read_local_images(comm_, ro_.input, info,
+                                ro_.known_orientations || info.has_orientations, in_.convention);
+  in_.nloc = in_.local.share.count;
+  // The lattice's scale and voxel come from the whole detector (masked pixels included): they
+  // are facts of its geometry, as skopi's mesh of the truth is.
+  in_.scale = reciprocal_scale(in_.local.positions);
+  in_.q_max = 3.14159265358979323846 * (1 - 1e-6) / in_.scale;
+  in_.voxel = in_.scale / (2 * 3.14159265358979323846);
+  in_.truth_model = read_truth(comm_, ro_.input, info, M, in_.scale, in_.q_max);
+  if (in_.truth_model.kind == TruthModel::Kind::Density) in_.truth = in_.truth_model.density;
+  if (!in_.truth_model.note.empty()) say("mtip: %s\n", in_.truth_model.note.c_str());
+  // Mask and correction: the masked pixels leave the pixel list here, for every stage.
+  in_.pixels = read_pixel_corrections(comm_, ro_.input, info, in_.local.positions, ro_.corrections);
+  say("mtip: detector: %s\n", in_.pixels.summary.c_str());
+  remove_masked_pixels(in_.pixels, in_.local.positions, in_.local.intensities, in_.nloc);
+  in_.npix = in_.pixels.kept;
+  in_.correction = kept_correction(in_.pixels);
+  if (!in_.correction.empty()) {
+    const std::int64_t npix = in_.npix;
+    in_.corrected.resize(in_.local.intensities.size());
+    for (std::int64_t i = 0; i < in_.nloc; ++i)
+      for (std::int64_t p = 0; p < npix; ++p)
+        in_.corrected[i * npix + p] =
+            static_cast<float>(in_.local.intensities[i * npix + p] / in_.correction[p]);
   }
   std::vector<double> mine;
   for (const auto& q : in_.local.orientations) mine.insert(mine.end(), {q.w, q.x, q.y, q.z});
   in_.all_truth_orient =
       dist::gather_to_root(*ctx_, mine.data(), static_cast<std::int64_t>(mine.size()));
-  in_.scale = reciprocal_scale(in_.local.positions);
-  in_.npix = info.nx * info.ny;
-  in_.nloc = in_.local.share.count;
+  // The half sets: parity of the image's index in the file (independent of the ranks).
+  for (std::int64_t i = 0; i < in_.nloc; ++i)
+    half_[(in_.local.share.first + i) % 2].push_back(i);
   in_.checkpoint = ro_.checkpoint.empty() ? ro_.output + ".ckpt.h5" : ro_.checkpoint;
-  say("mtip: %lld images of %lld x %lld on %d ranks, M = %lld, %s orientations, %s precision\n",
-      (long long)info.n_images, (long long)info.ny, (long long)info.nx, size_, (long long)M,
-      ro_.known_orientations ? "known" : "unknown", sizeof(T) == 4 ? "float" : "double");
+  if (!ro_.best_output.empty()) {
+    in_.best_output = ro_.best_output;
+  } else {
+    const std::string& o = ro_.output;
+    const bool h5 = o.size() > 3 && o.compare(o.size() - 3, 3, ".h5") == 0;
+    in_.best_output = (h5 ? o.substr(0, o.size() - 3) : o) + ".best.h5";
+  }
+  say("mtip: %lld images of %lld pixels on %d ranks, M = %lld (voxel %.4g A), %s orientations "
+      "(%s convention), %s precision\n",
+      (long long)info.n_images, (long long)in_.npix, size_, (long long)M, in_.voxel,
+      ro_.known_orientations ? "known" : "unknown", convention_name(in_.convention),
+      sizeof(T) == 4 ? "float" : "double");
   // |q| of each pixel, as a fraction of the largest: the resolution ramp's mask.
   const std::int64_t npix = in_.npix;
   in_.qfrac.assign(static_cast<std::size_t>(npix), 0.0);
-  double qmax = 0;
   const double* q = in_.local.positions.data();
+  in_.q_low = in_.q_max;
   for (std::int64_t p = 0; p < npix; ++p) {
-    in_.qfrac[p] = std::sqrt(q[p] * q[p] + q[npix + p] * q[npix + p] +
-                             q[2 * npix + p] * q[2 * npix + p]);
-    qmax = std::max(qmax, in_.qfrac[p]);
+    const double r = std::sqrt(q[p] * q[p] + q[npix + p] * q[npix + p] +
+                               q[2 * npix + p] * q[2 * npix + p]);
+    in_.qfrac[p] = r / in_.q_max;
+    in_.q_low = std::min(in_.q_low, r);
   }
-  if (qmax > 0)  // (all pixels at q = 0 is a degenerate detector: every cut keeps them)
-    for (auto& v : in_.qfrac) v /= qmax;
+  if (ro_.known_orientations) check_convention();
 }
 
 template <typename T>

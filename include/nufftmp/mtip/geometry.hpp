@@ -40,6 +40,13 @@ struct Detector {
 };
 // Reciprocal positions q = k_out - k_in (1/Angstrom) on the Ewald sphere, layout [3, ny, nx].
 std::vector<double> pixel_positions_reciprocal(const Detector& det);
+// The detector's per-pixel factors of the expected signal, layout [ny, nx]: the polarization
+// factor 1 - (d.e)^2 of a beam polarized along x (d: the pixel's unit direction from the
+// sample; skopi's |d x e|^2) and the solid angle area cos / r^2 = area D / r^3 (steradian).
+struct DetectorFactors {
+  std::vector<double> polarization, solid_angle;
+};
+DetectorFactors detector_factors(const Detector& det);
 // The scale taking reciprocal positions (layout [3, npix]) into (-pi, pi)^3 for any rotation.
 double reciprocal_scale(const std::vector<double>& positions);
 // NUFFT coordinates of n_orient slices: x[o*npix + p] = scale * (R(orient[o]) p)_x, etc.

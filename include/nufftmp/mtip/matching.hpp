@@ -25,6 +25,21 @@ struct MatchOptions {
   // the Poisson variance. Unweighted least squares is ruled by the bright centre of the
   // pattern, which is nearly isotropic and says little about the orientation.
   bool poisson_weights = false;
+  // The cost: least squares as above, or the Poisson negative log-likelihood of photon counts
+  // (EMC's). Poisson: the images are photon counts b_p and pixel_weights the exposure e_p, the
+  // photons expected per unit of model intensity (the detector correction C_p; 0 masks a
+  // pixel); reference r costs
+  //   -log L_r = sum_p e_p s_p - b_p log s_p    (+ terms that do not depend on r),
+  // or with fit_scale, the image's scale fitted (fluence jitter): (sum b) log(sum e s) -
+  // sum b log s. Cost differences are log-likelihood ratios: soft assignment at temperature 1
+  // is the posterior over the references. s is clamped below at poisson_floor times the mean
+  // intensity of the data (all ranks): a photon where the model has none is then expensive
+  // but finite (it is model error as often as evidence). poisson_weights does not apply.
+  // Poisson matching runs on the host path (its GEMM takes log s); its slices use opts'
+  // engine, a GPU when opts says so.
+  enum class Likelihood { LeastSquares, Poisson };
+  Likelihood likelihood = Likelihood::LeastSquares;
+  double poisson_floor = 1e-3;
 };
 struct MatchReport {
   double slicing_ms = 0, gemm_ms = 0;

@@ -5,9 +5,12 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "nufftmp/mtip/corrections.hpp"
+#include "nufftmp/mtip/io.hpp"
 #include "nufftmp/mtip/matching.hpp"
 #include "nufftmp/mtip/merging.hpp"
 #include "nufftmp/mtip/phasing.hpp"
@@ -18,6 +21,26 @@ namespace nufftmp::mtip {
 struct ReconstructOptions {
   std::string input, output, checkpoint;  // checkpoint "" = <output>.ckpt.h5
   bool known_orientations = false;
+  // What the file's quaternions rotate (io.hpp): empty = the file's convention (its layout's, or
+  // its attribute quaternion_convention). With orientations in use (known ones, or true ones
+  // for the scores) the choice is checked: two half data sets merged at the orientations as
+  // read and as their conjugates give the half-set shell correlation of each; a clear win of
+  // the other convention stops a known-orientation run with an error naming both numbers
+  // (check_convention = false: warn only), and a frame agreement of the true orientations
+  // that only the other convention reaches is reported as a warning.
+  std::optional<QuaternionConvention> quaternion;
+  bool check_convention = true;
+  // Detector mask and correction (corrections.hpp): masked pixels leave the pixel list before
+  // anything runs; the correction C_p enters as corrected data b / C_p with weights C_p in
+  // least squares, as the exposure in the Poisson likelihood.
+  CorrectionOptions corrections;
+  // The half-set convergence measure each generation: the images split by parity of their
+  // index in the file, each half merged at its orientations, and the shell correlation of the
+  // two intensities (convergence.hpp; two extra merges of half the points). Its mean over the
+  // shells picks the best generation, which is written to best_output
+  // ("" = <output without .h5>.best.h5) beside the last one in output.
+  bool half_sets = true;
+  std::string best_output;
   int generations = 5;
   std::int64_t M = 0;  // 0: volume size of the input if present, else 33
   // Reference orientations at full resolution. Hard matching snaps each image to its nearest
@@ -36,6 +59,8 @@ struct ReconstructOptions {
   // without undoing the frame rotation; hard matching against the merged model converges (see
   // n_ref, match_iterations, match_phased). Kept for experiments: the merge takes it at any k
   // for the cost of one slice per used reference.
+  // With the Poisson likelihood (match.likelihood) the temperatures are absolute, in nats:
+  // 1 = the posterior of EMC (cost differences are log-likelihood ratios), > 1 broader.
   std::int64_t soft_k = 1;
   double soft_temp_start = 1.0, soft_temp_end = 0.2;
   // Resolution ramp: generation 2 (the first match) matches only the pixels with
@@ -71,6 +96,7 @@ struct GenerationReport {
   // slicing_ms: the reference slices of matching (type 2 NUFFTs); matching_ms: the rest of
   // matching (products, selection, and the intermediate merges of several match rounds).
   double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
+  double halfset_ms = 0;  // the two half-set merges and their shell correlation
   // Time in NUFFTs (set_points and execute) within the three stages above: the reference
   // slices and every merge's two type 1 transforms.
   double nufft_ms = 0;
@@ -81,7 +107,20 @@ struct GenerationReport {
   // reconstructed orientations against the file's true ones, when the file has them).
   double correlation = -2;
   // Intensity (|k|^2-weighted Pearson over the ball |k| <= M/2) in the same frame, -2 if no truth.
-  double intensity_correlation = -2;
+  // It is ruled by the radial profile (a spherical average scores 0.82); the anisotropic one
+  // removes each shell's mean first, so only orientations that agree with the truth score.
+  double intensity_correlation = -2, anisotropic_correlation = -2;
+  // Truth-free (half_sets): the half-set shell correlation (convergence.hpp) per shell of
+  // |k| = 0 .. M/2, its mean over shells 1.., and the resolution (Angstrom, M voxel / shell)
+  // where it falls below 0.5 and 0.143 (-1: no half sets).
+  std::vector<double> fsc;
+  double fsc_mean = -2, resolution_fsc05 = -1, resolution_fsc0143 = -1;
+  // Median angle (degrees) between each image's orientation in this and the previous
+  // generation (-1: none before, or known orientations).
+  double orientation_change_deg = -1;
+  // Merges of this generation whose CG stopped at merge.max_iter above merge.tol (each one
+  // also printed as a warning on rank 0).
+  int cg_capped = 0;
   // Median angle (degrees) between each image's orientation and its truth after removing the
   // global rotation (-1 without true orientations), and the frame agreement (1: one common
   // rotation for every image; 0.25: none).

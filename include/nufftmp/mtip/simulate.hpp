@@ -2,6 +2,7 @@
 // diffraction intensities at slice points and Poisson noise.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -28,6 +29,12 @@ Molecule clustered_molecule(std::int64_t n_atoms, std::int64_t M, double sigma, 
 Molecule pdb_molecule(const std::string& path, double dx, std::int64_t M, double sigma);
 // Density on the M^3 lattice (centred order).
 std::vector<double> density_on_grid(const Molecule& mol, std::int64_t M);
+// The diffraction field F(x_j) = sum_n rho_n exp(-i n.x_j), through a 3D type 2 NUFFT.
+template <typename T>
+std::vector<std::complex<double>> diffraction_field(const std::vector<double>& density,
+                                                    std::int64_t M, std::int64_t n_points,
+                                                    const T* x, const T* y, const T* z,
+                                                    double tol, const Options& opts);
 // |F(x_j)|^2 with F(x) = sum_n rho_n exp(-i n.x), through a 3D type 2 NUFFT.
 template <typename T>
 std::vector<double> diffraction_intensities(const std::vector<double>& density, std::int64_t M,
