@@ -52,6 +52,8 @@ void usage() {
       "  --resume                continue from the checkpoint's last generation\n"
       "  --cg-iter N, --cg-tol T conjugate gradients limits (default 200, 1e-6)\n"
       "  --cg-precondition       circulant (T. Chan) preconditioner: fewer CG steps\n"
+      "  --no-cg-precondition    plain CG (default: preconditioned unless a beam stop\n"
+      "                          leaves the centre unmeasured)\n"
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
       "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
       "  --poisson-weights       matching weights pixels by 1 / mean intensity (all shells count)\n"
@@ -63,6 +65,7 @@ void usage() {
       "  --soft-temp A,B         soft weights' temperature, annealed from A to B (default\n"
       "                          1,0.2; with --likelihood poisson in nats: 1 = posterior)\n"
       "  --no-half-sets          no half-set FSC (two extra merges per generation)\n"
+      "  --half-set-tol T        the half merges' CG tolerance (default 1e-4)\n"
       "  --best-output FILE      the best generation by half-set FSC (default\n"
       "                          <output>.best.h5)\n"
       "  --q-ramp F[,G]          resolution ramp: the first match uses pixels up to F * q_max,\n"
@@ -121,6 +124,7 @@ int main(int argc, char** argv) {
       {"no-half-sets", no_argument, nullptr, 1010},
       {"best-output", required_argument, nullptr, 1011},
       {"no-cg-precondition", no_argument, nullptr, 1012},
+      {"half-set-tol", required_argument, nullptr, 1013},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
       {"help", no_argument, nullptr, 'h'},
@@ -145,7 +149,7 @@ int main(int argc, char** argv) {
       case 'f': ro.match.fit_scale = true; break;
       case 'B': ro.match.batch = std::atoll(optarg); break;
       case 'W': ro.match.poisson_weights = true; break;
-      case 'P': ro.merge.precondition = true; break;
+      case 'P': ro.cg_precondition = true; break;
       case 'K': ro.soft_k = std::atoll(optarg); break;
       case 't': {
         char* end = nullptr;
@@ -174,7 +178,8 @@ int main(int argc, char** argv) {
       case 1009: ro.match.poisson_floor = std::atof(optarg); break;
       case 1010: ro.half_sets = false; break;
       case 1011: ro.best_output = optarg; break;
-      case 1012: ro.merge.precondition = false; break;
+      case 1012: ro.cg_precondition = false; break;
+      case 1013: ro.half_set_tol = std::atof(optarg); break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;
       case 'h': if (rank == 0) usage(); MPI_Finalize(); return 0;

@@ -9,40 +9,48 @@
 namespace nufftmp::mtip {
 
 ShellCurve shell_correlation(const std::vector<double>& a, const std::vector<double>& b,
-                             std::int64_t M, bool remove_shell_mean) {
+                             std::int64_t M, bool remove_radial_profile) {
   if (M < 1 || static_cast<std::int64_t>(a.size()) != M * M * M || a.size() != b.size())
     throw Error(ErrorCode::InvalidArgument,
                 "shell_correlation: the two volumes must have M^3 = " + std::to_string(M) +
                     "^3 values (got " + std::to_string(a.size()) + " and " +
                     std::to_string(b.size()) + ")");
   const std::int64_t h = M / 2, ns = h + 1;
-  std::vector<double> sa(ns, 0), sb(ns, 0), sab(ns, 0), saa(ns, 0), sbb(ns, 0);
-  std::vector<std::int64_t> n(ns, 0);
+  // Sums per exact radius (r^2 is an integer on the lattice): the radial profile is removed at
+  // each point's own radius. A shell's mean alone would leave the profile's fall across the
+  // shell's width, which two halves share whatever their orientations (0.4 for random ones).
+  const std::int64_t ng = 3 * h * h + 1;
+  std::vector<double> ga(ng, 0), gb(ng, 0), gab(ng, 0), gaa(ng, 0), gbb(ng, 0);
+  std::vector<std::int64_t> gn(ng, 0);
   for (std::int64_t k = 0; k < M; ++k)
     for (std::int64_t j = 0; j < M; ++j)
       for (std::int64_t i = 0; i < M; ++i) {
-        const double r = std::sqrt(double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h)));
-        const auto s = static_cast<std::int64_t>(std::llround(r));
-        if (s >= ns) continue;
+        const std::int64_t r2 = (i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h);
+        if (r2 >= ng) continue;
         const double x = a[(k * M + j) * M + i], y = b[(k * M + j) * M + i];
-        sa[s] += x, sb[s] += y, sab[s] += x * y, saa[s] += x * x, sbb[s] += y * y, ++n[s];
+        ga[r2] += x, gb[r2] += y, gab[r2] += x * y, gaa[r2] += x * x, gbb[r2] += y * y, ++gn[r2];
       }
+  std::vector<double> xy(ns, 0), xx(ns, 0), yy(ns, 0), raw_xx(ns, 0), raw_yy(ns, 0);
   ShellCurve c;
   c.fsc.assign(ns, 0.0);
-  c.points = n;
-  for (std::int64_t s = 0; s < ns; ++s) {
-    if (n[s] < 2) continue;
-    double xy = sab[s], xx = saa[s], yy = sbb[s];
-    if (remove_shell_mean) {
-      const double m = static_cast<double>(n[s]);
-      xy -= sa[s] * sb[s] / m;
-      xx -= sa[s] * sa[s] / m;
-      yy -= sb[s] * sb[s] / m;
-    }
-    // A shell of constant values (no spread once its mean is gone) has no correlation to speak
-    // of; 1e-12 of the raw power keeps rounding from counting as spread.
-    if (xx > 1e-12 * saa[s] && yy > 1e-12 * sbb[s]) c.fsc[s] = xy / std::sqrt(xx * yy);
+  c.points.assign(ns, 0);
+  for (std::int64_t r2 = 0; r2 < ng; ++r2) {
+    if (gn[r2] == 0) continue;
+    const auto s = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(r2))));
+    if (s >= ns) continue;
+    const double m = static_cast<double>(gn[r2]);
+    const double sub = remove_radial_profile ? 1.0 : 0.0;
+    xy[s] += gab[r2] - sub * ga[r2] * gb[r2] / m;
+    xx[s] += gaa[r2] - sub * ga[r2] * ga[r2] / m;
+    yy[s] += gbb[r2] - sub * gb[r2] * gb[r2] / m;
+    raw_xx[s] += gaa[r2], raw_yy[s] += gbb[r2];
+    c.points[s] += gn[r2];
   }
+  for (std::int64_t s = 0; s < ns; ++s)
+    // A shell with no spread once the profile is gone has no correlation to speak of; 1e-12 of
+    // the raw power keeps rounding from counting as spread.
+    if (xx[s] > 1e-12 * raw_xx[s] && yy[s] > 1e-12 * raw_yy[s])
+      c.fsc[s] = xy[s] / std::sqrt(xx[s] * yy[s]);
   return c;
 }
 

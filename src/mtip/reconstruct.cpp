@@ -51,9 +51,9 @@ std::vector<GenerationReport> Run<T>::generations() {
     g.cg_capped = capped_;
     if (capped_ > 0)
       warn("generation %d: %d of %d merges stopped at the CG's cap of %d iterations with "
-           "relative residual up to %.1e > tol %.0e: the model is not converged (raise "
+           "relative residual up to %.1e (tol %.0e): the model is not converged (raise "
            "--cg-iter, or --cg-precondition)\n",
-           gen, capped_, merges_, ro_.merge.max_iter, capped_residual_, ro_.merge.tol);
+           gen, capped_, merges_, merge_opts_.max_iter, capped_residual_, merge_opts_.tol);
     std::vector<double> aligned;
     score_stage(g, all_orient, aligned);
     write_stage(g, all_orient, aligned);

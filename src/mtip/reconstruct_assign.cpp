@@ -147,7 +147,9 @@ template <typename T>
 MergeReport Run<T>::merge_images(ImageSet which, std::vector<double>& ac) {
   const std::int64_t npix = in_.npix, nloc = in_.nloc;
   const bool corr = !in_.correction.empty();
-  Merger<T> merger(*ctx_, in_.M, ro_.merge, ro_.nufft);
+  MergeOptions mo = merge_opts_;
+  if (which != ImageSet::All) mo.tol = std::max(mo.tol, ro_.half_set_tol);
+  Merger<T> merger(*ctx_, in_.M, mo, ro_.nufft);
   MergeReport rep;
   if (st_.soft) {
     // One slice per used reference, its pixels weighted by W_r C_p (see the EM form above).
@@ -205,7 +207,7 @@ MergeReport Run<T>::merge_images(ImageSet which, std::vector<double>& ac) {
     rep = merger.solve(ds.data(), ac);
   }
   ++merges_;
-  if (rep.iterations >= ro_.merge.max_iter && rep.residual > ro_.merge.tol) {
+  if (rep.iterations >= mo.max_iter && rep.residual > mo.tol) {
     ++capped_;
     capped_residual_ = std::max(capped_residual_, rep.residual);
   }

@@ -94,8 +94,8 @@ void Run<T>::check_convention() {
       convention_name(as_read), score[1], convention_name(flipped));
   // A clear win only. The wrong convention does not score 0: it puts image j's data at
   // R_j^T p, where the truth is I(R_j^2 y), and R^2 of a uniform R clusters near the identity
-  // (angle 2 theta, theta mostly near pi), so its halves share a blurred model (0.40 against
-  // 0.75 on the demo's data). With data too noisy for either, both stay low and nothing is said.
+  // (angle 2 theta, theta mostly near pi), so its halves share a blurred model (0.33 against
+  // 0.76 on the demo's data, where random orientations give 0.02). With data too noisy for either, both stay low and nothing is said.
   if (score[1] > score[0] + 0.1 && score[1] > 1.25 * score[0]) {
     const std::string msg =
         std::string("the file's orientations are not in the ") + convention_name(as_read) +

@@ -10,7 +10,8 @@ namespace nufftmp::mtip::detail {
 
 namespace {
 // The settings that shape a result, as one "key=value ..." line (an attribute of every file).
-std::string settings_line(const ReconstructOptions& ro, const RunInputs& in, bool use_double) {
+std::string settings_line(const ReconstructOptions& ro, const RunInputs& in, bool precondition,
+                          bool use_double) {
   std::ostringstream s;
   s << "layout=" << layout_name(in.info.layout) << " quaternion=" << convention_name(in.convention)
     << " M=" << in.M << " voxel_A=" << in.voxel << " pixels=" << in.npix
@@ -22,8 +23,9 @@ std::string settings_line(const ReconstructOptions& ro, const RunInputs& in, boo
     << " fit_scale=" << ro.match.fit_scale << " poisson_weights=" << ro.match.poisson_weights
     << " soft_k=" << ro.soft_k << " soft_temp=" << ro.soft_temp_start << "," << ro.soft_temp_end
     << " lambda=" << ro.merge.lambda << " cg_tol=" << ro.merge.tol
-    << " cg_iter=" << ro.merge.max_iter << " cg_precondition=" << ro.merge.precondition
+    << " cg_iter=" << ro.merge.max_iter << " cg_precondition=" << precondition
     << " phase_cycles=" << ro.phase.cycles << " half_sets=" << ro.half_sets
+    << " half_set_tol=" << ro.half_set_tol
     << " precision=" << (use_double ? "double" : "float") << " seed=" << ro.seed;
   return s.str();
 }
@@ -111,7 +113,8 @@ void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& a
   history_row(g, history_);
   dist::detail::agreed(comm_, [&] {
     if (rank_ != 0) return;
-    const std::string settings = settings_line(ro_, in_, sizeof(T) == 8);
+    const std::string settings =
+        settings_line(ro_, in_, merge_opts_.precondition, sizeof(T) == 8);
     write_results(ro_.output, in_, st_, all_orient, g, aligned, settings, history_);
     write_results(in_.checkpoint, in_, st_, all_orient, g, aligned, settings, history_);
     if (best) write_results(in_.best_output, in_, st_, all_orient, g, aligned, settings, history_);

@@ -143,6 +143,7 @@ class Run {
   std::vector<double> history_;         // the generations' rows of the output's history table
   bool merged_known_ = false;
   MergeReport last_merge_;
+  MergeOptions merge_opts_;             // ro_.merge with the preconditioner decided (setup)
   double merge_nufft_ms_ = 0;  // NUFFT time of the merges since the generation began
 };
 

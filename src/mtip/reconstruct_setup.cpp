@@ -104,6 +104,11 @@ void Run<T>::read_inputs() {
     in_.qfrac[p] = r / in_.q_max;
     in_.q_low = std::min(in_.q_low, r);
   }
+  // The preconditioner where it pays: the kept pixels must reach the centre (within 1.5
+  // lattice shells); behind a beam stop the circulant misjudges the unmeasured centre.
+  merge_opts_ = ro_.merge;
+  const double hole = in_.q_low * in_.scale * static_cast<double>(M) / (2 * 3.14159265358979323846);
+  merge_opts_.precondition = ro_.cg_precondition.value_or(hole < 1.5);
   if (ro_.known_orientations) check_convention();
 }
 
@@ -131,6 +136,12 @@ void Run<T>::start_state() {
         const double* p = &q[4 * (first + i)];
         st_.orientations.push_back({p[0], p[1], p[2], p[3]});
       }
+    });
+    // The best generation so far, so that a worse one after the restart does not replace it.
+    agreed(comm_, [&] {
+      if (!ro_.half_sets || !std::ifstream(in_.best_output).good()) return;
+      st_.best_fsc_mean = read_attribute(in_.best_output, "fsc_mean");
+      st_.best_generation = static_cast<int>(read_attribute(in_.best_output, "generation"));
     });
     say("mtip: resuming after generation %d from %s\n", st_.generation, ckpt.c_str());
   } else if (ro_.known_orientations) {

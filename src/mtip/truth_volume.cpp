@@ -31,7 +31,7 @@ void sample_lattice(TruthModel& t, std::int64_t M, double scale) {
         if (4 * r2 > double(M * M)) continue;
         for (std::int64_t c : {i, j, k}) t.points.push_back(kTwoPi * (c - h) / (M * scale));
         t.intensity.push_back(I[(k * M + j) * M + i]);
-        t.shell.push_back(std::llround(std::sqrt(r2)));
+        t.radius_group.push_back(static_cast<std::int64_t>(r2));
       }
 }
 
@@ -102,7 +102,9 @@ TruthModel read_truth(MPI_Comm comm, const std::string& path, const DataInfo& in
               h5::io_fail("'" + path + "': volume has a non-finite value");
             t.points.insert(t.points.end(), lin, lin + 3);
             t.intensity.push_back(z.r * z.r + z.i * z.i);
-            t.shell.push_back(std::llround(lattice_radius(lin, scale, M)));
+            // Exact radius on the mesh: coordinates 2a - (N - 1) in units of ext / (N - 1).
+            const std::int64_t u = 2 * a - (N - 1), v2 = 2 * b - (N - 1), w2 = 2 * c - (N - 1);
+            t.radius_group.push_back(u * u + v2 * v2 + w2 * w2);
           }
       t.kind = TruthModel::Kind::Intensity;
       note << "volume is a complex " << N << "^3 diffraction field: scored as the intensity |F|^2 "
@@ -142,7 +144,7 @@ double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64
     throw Error(ErrorCode::InvalidArgument, "truth_intensity_correlation: ac is not M^3");
   const auto m = quat_to_matrix(g);
   std::vector<double> x, y, z, b, radius;
-  std::vector<std::int64_t> shell;
+  std::vector<std::int64_t> group;
   for (std::size_t p = 0; p < truth.intensity.size(); ++p) {
     const double* v = truth.points.data() + 3 * p;
     if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < q_low * q_low) continue;
@@ -151,7 +153,7 @@ double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64
     z.push_back(scale * (m[6] * v[0] + m[7] * v[1] + m[8] * v[2]));
     b.push_back(truth.intensity[p]);
     radius.push_back(lattice_radius(v, scale, M));
-    shell.push_back(truth.shell[p]);
+    group.push_back(truth.radius_group[p]);
   }
   const std::int64_t n = static_cast<std::int64_t>(b.size());
   if (n == 0) return -2;
@@ -166,12 +168,12 @@ double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64
   for (std::int64_t p = 0; p < n; ++p) a[p] = vals[p].real(), w[p] = radius[p] * radius[p];
   if (anisotropic) {
     std::int64_t ns = 0;
-    for (auto s : shell) ns = std::max(ns, s + 1);
+    for (auto s : group) ns = std::max(ns, s + 1);
     std::vector<double> ma(ns, 0), mb(ns, 0), cnt(ns, 0);
     for (std::int64_t p = 0; p < n; ++p)
-      ma[shell[p]] += a[p], mb[shell[p]] += b[p], cnt[shell[p]] += 1;
+      ma[group[p]] += a[p], mb[group[p]] += b[p], cnt[group[p]] += 1;
     for (std::int64_t p = 0; p < n; ++p) {
-      const auto s = shell[p];
+      const auto s = group[p];
       a[p] -= ma[s] / cnt[s];
       b[p] -= mb[s] / cnt[s];
     }

@@ -12,12 +12,13 @@ namespace nufftmp::mtip {
 // Correlation per shell of two intensities on the M^3 reciprocal lattice (centred order, as
 // intensity_from_ac gives them): shell s holds the lattice points with round(|k|) = s,
 // s = 0 .. M/2 (the ball the detector's q_max fills; the cube's corners are never measured).
-//   fsc[s] = sum (a - abar_s)(b - bbar_s) / sqrt(sum (a - abar_s)^2 sum (b - bbar_s)^2)
-// With remove_shell_mean (the default) each shell's mean is subtracted first: it is the
-// radial profile of the intensity (the SAXS curve), which any assignment of orientations
-// reproduces, random ones included (it made the old intensity score read 0.82 for a
-// spherical average); what is left is the anisotropy that only correct orientations build.
-// Without it, the plain FSC formula sum ab / sqrt(sum a^2 sum b^2) of the field.
+//   fsc[s] = sum (a - abar)(b - bbar) / sqrt(sum (a - abar)^2 sum (b - bbar)^2)
+// With remove_radial_profile (the default) abar, bbar are the means over the points of the
+// same exact radius (|k|^2 is an integer on the lattice): the radial profile of the intensity
+// (the SAXS curve), which any assignment of orientations reproduces, random ones included
+// (it made the old intensity score read 0.82 for a spherical average). What is left is the
+// anisotropy that only consistent orientations build. Without it, abar = bbar = 0: the plain
+// FSC formula of the field.
 // Applied to two half data sets merged separately this is the half-set Fourier shell
 // correlation (the intensity's Fourier coefficients are the density's |F|^2), i.e. CC_1/2
 // per resolution shell.
@@ -26,7 +27,7 @@ struct ShellCurve {
   std::vector<std::int64_t> points;  // lattice points per shell
 };
 ShellCurve shell_correlation(const std::vector<double>& a, const std::vector<double>& b,
-                             std::int64_t M, bool remove_shell_mean = true);
+                             std::int64_t M, bool remove_radial_profile = true);
 // Shell (fractional, linearly interpolated) where the curve first drops below threshold,
 // scanning from shell 1 (shell 0 is one point); the last shell when it never does, 0 when
 // shell 1 is already below. Resolution in Angstrom: M * voxel / shell.

@@ -41,6 +41,15 @@ struct ReconstructOptions {
   // ("" = <output without .h5>.best.h5) beside the last one in output.
   bool half_sets = true;
   std::string best_output;
+  // The half merges' CG tolerance: the shell correlation needs no 1e-6. They start from zero,
+  // so a direction the CG has not converged is missing from both halves, never copied into
+  // both from a common start (which would inflate their agreement).
+  double half_set_tol = 1e-4;
+  // The merge's circulant preconditioner (MergeOptions::precondition): empty = where it pays,
+  // i.e. unless the kept pixels leave a hole at the centre of reciprocal space (a beam stop):
+  // measured there (see docs/performance.md) it slows the CG instead. Set, it overrides
+  // merge.precondition.
+  std::optional<bool> cg_precondition;
   int generations = 5;
   std::int64_t M = 0;  // 0: volume size of the input if present, else 33
   // Reference orientations at full resolution. Hard matching snaps each image to its nearest

@@ -28,7 +28,9 @@ struct TruthModel {
   // images sample; its real part alone is no physical quantity, and the density would need
   // the phases of a mesh that does not match the lattice.
   std::vector<double> points, intensity;
-  std::vector<std::int64_t> shell;
+  // Per point: its exact radius on its own grid (an integer |k|^2), for removing the radial
+  // profile at each point's radius (the anisotropic score).
+  std::vector<std::int64_t> radius_group;
   std::string note;  // what was found and done, in one line
 };
 
@@ -40,7 +42,8 @@ TruthModel read_truth(MPI_Comm comm, const std::string& path, const DataInfo& in
 // Correlation of the reconstruction's intensity (its autocorrelation ac_rec, centred M^3) with
 // the truth's samples, the reconstruction read at R(g) y (g: the frame rotation of
 // volume.hpp), weighted by |k|^2 as rotated_intensity_correlation. anisotropic: each shell's
-// mean is removed from both first (the radial profile, which says nothing of orientations).
+// radial profile is removed from both first (the mean over the points of the same exact radius;
+// it says nothing of orientations).
 // Points with |y| < q_low (1/Angstrom: the smallest |q| the kept pixels measure, e.g. behind a
 // beam stop) are left out: no image says anything there.
 double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64_t M, double scale,
