@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "nufftmp/errors.hpp"
+#include "nufftmp/mtip/volume.hpp"
 
 namespace nufftmp::mtip {
 
@@ -75,15 +76,36 @@ double shell_mean(const ShellCurve& c) {
 }
 
 double median_orientation_change(const std::vector<Quaternion>& before,
-                                 const std::vector<Quaternion>& after) {
+                                 const std::vector<Quaternion>& after, bool remove_frame) {
   if (before.size() != after.size())
     throw Error(ErrorCode::InvalidArgument,
                 "median_orientation_change: " + std::to_string(before.size()) + " and " +
                     std::to_string(after.size()) + " orientations");
   if (before.empty()) return 0;
+  // Each image's orientation or its Friedel twin (turned 180 degrees about the beam: q z180),
+  // whichever is nearer: slices of a flat Ewald sphere cannot tell the two apart (the
+  // resolution ramp's low-q rounds are nearly flat), so a switch between them is no change of
+  // the model. The frame is fitted, the twins chosen against it, and the frame fitted again.
+  const Quaternion z180{0, 0, 0, 1};
+  std::vector<Quaternion> b = before;
+  Quaternion g;  // identity
+  for (int pass = 0; pass < 2; ++pass) {
+    if (remove_frame) {
+      double m[16] = {0};
+      accumulate_rotation_moments(after, b, m);
+      g = mean_rotation_from_moments(m);
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const Quaternion twin = quat_multiply(before[i], z180);
+      b[i] = quat_angle(quat_multiply(g, twin), after[i]) <
+                     quat_angle(quat_multiply(g, before[i]), after[i])
+                 ? twin
+                 : before[i];
+    }
+  }
   std::vector<double> d(before.size());
   for (std::size_t i = 0; i < d.size(); ++i)
-    d[i] = quat_angle(before[i], after[i]) * 57.29577951308232;
+    d[i] = quat_angle(quat_multiply(g, b[i]), after[i]) * 57.29577951308232;
   std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
   return d[d.size() / 2];
 }

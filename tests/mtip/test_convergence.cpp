@@ -100,6 +100,18 @@ TEST(MtipConvergence, CrossingAndOrientationChange) {
     b.push_back({std::cos(t), std::sin(t), 0, 0});
   }
   b[1] = {-b[1].w, -b[1].x, -b[1].y, -b[1].z};
-  EXPECT_NEAR(median_orientation_change(a, b), 20.0, 1e-9);
+  EXPECT_NEAR(median_orientation_change(a, b, false), 20.0, 1e-9);
+  // A common turn of every image is a new frame, not a change.
+  std::mt19937_64 rng(5);
+  std::vector<Quaternion> q, turned;
+  const Quaternion g = random_quaternion(rng);
+  for (int i = 0; i < 50; ++i) {
+    q.push_back(random_quaternion(rng));
+    turned.push_back(quat_multiply(g, q.back()));
+    // Every third image switched to its Friedel twin: no change either.
+    if (i % 3 == 0) turned.back() = quat_multiply(turned.back(), Quaternion{0, 0, 0, 1});
+  }
+  EXPECT_LT(median_orientation_change(q, turned), 1e-6);
+  EXPECT_GT(median_orientation_change(q, turned, false), 1.0);
   EXPECT_THROW(median_orientation_change(a, std::vector<Quaternion>(2)), nufftmp::Error);
 }

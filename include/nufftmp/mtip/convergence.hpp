@@ -37,8 +37,12 @@ double shell_crossing(const ShellCurve& c, double threshold);
 double shell_mean(const ShellCurve& c);
 
 // Median angle (degrees) between each image's orientation in two generations (same images, same
-// order); q and -q are one rotation.
+// order), modulo the Friedel twin (q z180: 180 degrees about the beam, which slices of a flat
+// Ewald sphere cannot tell from q); q and -q are one rotation. remove_frame: after the global
+// rotation that best takes
+// before into after (the model's frame is arbitrary and may turn as a whole between
+// generations: that is no instability), as the scores remove the frame against the truth.
 double median_orientation_change(const std::vector<Quaternion>& before,
-                                 const std::vector<Quaternion>& after);
+                                 const std::vector<Quaternion>& after, bool remove_frame = true);
 
 }  // namespace nufftmp::mtip

@@ -125,7 +125,8 @@ struct GenerationReport {
   std::vector<double> fsc;
   double fsc_mean = -2, resolution_fsc05 = -1, resolution_fsc0143 = -1;
   // Median angle (degrees) between each image's orientation in this and the previous
-  // generation (-1: none before, or known orientations).
+  // generation, the global rotation between the two removed (the frame is arbitrary; -1: none
+  // before, or known orientations).
   double orientation_change_deg = -1;
   // Merges of this generation whose CG stopped at merge.max_iter above merge.tol (each one
   // also printed as a warning on rank 0).
