@@ -66,6 +66,7 @@ void usage() {
       "                          1,0.2; with --likelihood poisson in nats: 1 = posterior)\n"
       "  --no-half-sets          no half-set FSC (two extra merges per generation)\n"
       "  --half-set-tol T        the half merges' CG tolerance (default 1e-4)\n"
+      "  --free-fraction F       pixels held out for the free correlation (default 0.05; 0 off)\n"
       "  --best-output FILE      the best generation by half-set FSC (default\n"
       "                          <output>.best.h5)\n"
       "  --q-ramp F[,G]          resolution ramp: the first match uses pixels up to F * q_max,\n"
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
       {"best-output", required_argument, nullptr, 1011},
       {"no-cg-precondition", no_argument, nullptr, 1012},
       {"half-set-tol", required_argument, nullptr, 1013},
+      {"free-fraction", required_argument, nullptr, 1014},
       {"seed", required_argument, nullptr, 'S'},
       {"quiet", no_argument, nullptr, 'q'},
       {"help", no_argument, nullptr, 'h'},
@@ -180,6 +182,7 @@ int main(int argc, char** argv) {
       case 1011: ro.best_output = optarg; break;
       case 1012: ro.cg_precondition = false; break;
       case 1013: ro.half_set_tol = std::atof(optarg); break;
+      case 1014: ro.free_fraction = std::atof(optarg); break;
       case 'S': ro.seed = std::strtoull(optarg, nullptr, 10); break;
       case 'q': ro.verbose = false; break;
       case 'h': if (rank == 0) usage(); MPI_Finalize(); return 0;
@@ -215,15 +218,19 @@ int main(int argc, char** argv) {
           std::printf(", median orientation error %.1f deg", g.orientation_error_deg);
         std::printf("\n");
       }
-      if (g.fsc_mean > -2) {
-        int best = 0;
-        double best_fsc = -3;
-        for (const auto& r : reports)
-          if (r.fsc_mean > best_fsc) best_fsc = r.fsc_mean, best = r.generation;
-        std::printf("half-set FSC %.3f (0.5 at %.3g A, 0.143 at %.3g A); best generation %d "
-                    "(%.3f)\n",
-                    g.fsc_mean, g.resolution_fsc05, g.resolution_fsc0143, best, best_fsc);
+      if (g.free_correlation > -2)
+        std::printf("free correlation %.4f (+-%.4f; a perfect model: %.3f)\n", g.free_correlation,
+                    g.free_sigma, g.free_ceiling);
+      if (g.fsc_mean > -2)
+        std::printf("half-set FSC %.3f (0.5 at %.3g A, 0.143 at %.3g A)\n", g.fsc_mean,
+                    g.resolution_fsc05, g.resolution_fsc0143);
+      int best = 0;
+      double best_score = -2;
+      for (const auto& r : reports) {
+        const double v = r.free_correlation > -2 ? r.free_correlation : r.fsc_mean;
+        if (v > best_score) best_score = v, best = r.generation;
       }
+      if (best > 0) std::printf("best generation %d (%.4f)\n", best, best_score);
       std::printf("results: %s\n", ro.output.c_str());
     }
   } catch (const std::exception& e) {

@@ -94,30 +94,42 @@ void Run<T>::soft_assignment(const TopMatches& top, int gen) {
   }
   const std::vector<double> w = soft_weights(top, temp * unit);
   const float* data = in_.ls_images();
-  std::vector<std::int64_t> slot(refs_.size(), -1);
+  // The used references in order of first use (serial, cheap), then the weighted sums grouped
+  // by reference and accumulated in parallel over references (no two threads share one).
+  std::vector<std::int64_t> slot(refs_.size(), -1), count;
   st_.soft_orient.clear();
-  for (auto& v : st_.soft_weight) v.clear();
-  for (auto& v : st_.soft_sum) v.clear();
-  for (std::int64_t i = 0; i < nloc; ++i) {
-    const int half = static_cast<int>((in_.local.share.first + i) % 2);
-    for (std::int64_t j = 0; j < top.k; ++j) {
-      const std::int64_t r = top.index[i * top.k + j];
-      const double wij = w[i * top.k + j];
-      if (!(wij > 1e-6)) continue;
-      if (slot[r] < 0) {
-        slot[r] = static_cast<std::int64_t>(st_.soft_orient.size());
-        st_.soft_orient.push_back(refs_[r]);
-        for (int h = 0; h < 2; ++h) {
-          st_.soft_weight[h].push_back(0.0);
-          st_.soft_sum[h].resize(st_.soft_sum[h].size() + npix, 0.0);
-        }
-      }
-      st_.soft_weight[half][slot[r]] += wij;
-      double* a = st_.soft_sum[half].data() + slot[r] * npix;
+  for (std::int64_t i = 0; i < nloc * top.k; ++i) {
+    const std::int64_t r = top.index[i];
+    if (!(w[i] > 1e-6)) continue;
+    if (slot[r] < 0) {
+      slot[r] = static_cast<std::int64_t>(st_.soft_orient.size());
+      st_.soft_orient.push_back(refs_[r]);
+      count.push_back(0);
+    }
+    ++count[slot[r]];
+  }
+  const std::int64_t ns = static_cast<std::int64_t>(st_.soft_orient.size());
+  std::vector<std::int64_t> start(ns + 1, 0), pairs;  // pairs: flat (image, j) per slot
+  for (std::int64_t r = 0; r < ns; ++r) start[r + 1] = start[r] + count[r];
+  pairs.resize(static_cast<std::size_t>(start[ns]));
+  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+  for (std::int64_t i = 0; i < nloc * top.k; ++i)
+    if (w[i] > 1e-6) pairs[fill[slot[top.index[i]]]++] = i;
+  for (int h = 0; h < 2; ++h) {
+    st_.soft_weight[h].assign(static_cast<std::size_t>(ns), 0.0);
+    st_.soft_sum[h].assign(static_cast<std::size_t>(ns * npix), 0.0);
+  }
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t r = 0; r < ns; ++r)
+    for (std::int64_t q = start[r]; q < start[r + 1]; ++q) {
+      const std::int64_t i = pairs[q] / top.k;
+      const int half = static_cast<int>((in_.local.share.first + i) % 2);
+      const double wij = w[pairs[q]];
+      st_.soft_weight[half][r] += wij;
+      double* a = st_.soft_sum[half].data() + r * npix;
       const float* b = data + i * npix;
       for (std::int64_t p = 0; p < npix; ++p) a[p] += wij * b[p];
     }
-  }
   st_.n_soft = static_cast<std::int64_t>(st_.soft_orient.size());
 }
 

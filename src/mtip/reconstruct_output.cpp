@@ -25,19 +25,21 @@ std::string settings_line(const ReconstructOptions& ro, const RunInputs& in, boo
     << " lambda=" << ro.merge.lambda << " cg_tol=" << ro.merge.tol
     << " cg_iter=" << ro.merge.max_iter << " cg_precondition=" << precondition
     << " phase_cycles=" << ro.phase.cycles << " half_sets=" << ro.half_sets
-    << " half_set_tol=" << ro.half_set_tol
+    << " half_set_tol=" << ro.half_set_tol << " free_fraction=" << ro.free_fraction
     << " precision=" << (use_double ? "double" : "float") << " seed=" << ro.seed;
   return s.str();
 }
 
 // One row of the per-generation history table (columns: kHistoryColumns).
 constexpr const char* kHistoryColumns =
-    "generation fsc_mean resolution_fsc05_A resolution_fsc0143_A orientation_change_deg "
+    "generation free_correlation free_sigma free_ceiling fsc_mean resolution_fsc05_A resolution_fsc0143_A "
+    "orientation_change_deg "
     "correlation intensity_correlation anisotropic_correlation orientation_error_deg "
     "fourier_error cg_iterations cg_residual cg_capped";
-constexpr int kHistoryWidth = 13;
+constexpr int kHistoryWidth = 16;
 void history_row(const GenerationReport& g, std::vector<double>& out) {
-  out.insert(out.end(), {double(g.generation), g.fsc_mean, g.resolution_fsc05,
+  out.insert(out.end(), {double(g.generation), g.free_correlation, g.free_sigma, g.free_ceiling, g.fsc_mean,
+                         g.resolution_fsc05,
                          g.resolution_fsc0143, g.orientation_change_deg, g.correlation,
                          g.intensity_correlation, g.anisotropic_correlation,
                          g.orientation_error_deg, g.fourier_error, double(g.cg_iterations),
@@ -91,6 +93,9 @@ void write_results(const std::string& path, const RunInputs& in, const RunState<
   w.write_attribute("intensity_correlation", g.intensity_correlation);
   w.write_attribute("anisotropic_intensity_correlation", g.anisotropic_correlation);
   w.write_attribute("orientation_error_deg", g.orientation_error_deg);
+  w.write_attribute("free_correlation", g.free_correlation);
+  w.write_attribute("free_sigma", g.free_sigma);
+  w.write_attribute("free_ceiling", g.free_ceiling);
   w.write_attribute("fsc_mean", g.fsc_mean);
   w.write_attribute("resolution_fsc05_angstrom", g.resolution_fsc05);
   w.write_attribute("resolution_fsc0143_angstrom", g.resolution_fsc0143);
@@ -107,9 +112,11 @@ void write_results(const std::string& path, const RunInputs& in, const RunState<
 template <typename T>
 void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& all_orient,
                          const std::vector<double>& aligned) {
-  // The best generation by the truth-free measure (rank-independent: every rank has g).
-  const bool best = ro_.half_sets && g.fsc_mean > st_.best_fsc_mean;
-  if (best) st_.best_fsc_mean = g.fsc_mean, st_.best_generation = g.generation;
+  // The best generation by the truth-free measure (rank-independent: every rank has g): the
+  // free correlation, else the half-set FSC.
+  const double score = g.free_correlation > -2 ? g.free_correlation : g.fsc_mean;
+  const bool best = score > -2 && score > st_.best_fsc_mean;
+  if (best) st_.best_fsc_mean = score, st_.best_generation = g.generation;
   history_row(g, history_);
   dist::detail::agreed(comm_, [&] {
     if (rank_ != 0) return;
@@ -130,10 +137,13 @@ void Run<T>::report_line(const GenerationReport& g) const {
   say(", NUFFTs %.2f s of %.2f s", g.nufft_ms / 1e3,
       (g.slicing_ms + g.matching_ms + g.merging_ms) / 1e3);
   if (g.n_ref > 0) say(", %lld refs, q cut %.2f", (long long)g.n_ref, g.q_cut);
+  if (g.free_correlation > -2)
+    say(", free corr %.4f (+-%.4f, ceiling %.3f)%s", g.free_correlation, g.free_sigma,
+        g.free_ceiling, st_.best_generation == g.generation ? " best" : "");
   if (g.fsc_mean > -2)
     say(", half-set FSC %.3f (0.5 at %.3g A, 0.143 at %.3g A; %.2f s)%s", g.fsc_mean,
         g.resolution_fsc05, g.resolution_fsc0143, g.halfset_ms / 1e3,
-        st_.best_generation == g.generation ? " best" : "");
+        g.free_correlation <= -2 && st_.best_generation == g.generation ? " best" : "");
   if (g.orientation_change_deg >= 0) say(", orientations moved %.1f deg", g.orientation_change_deg);
   if (g.correlation > -2) say(", corr %.4f", g.correlation);
   if (g.intensity_correlation > -2)

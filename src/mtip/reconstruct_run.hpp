@@ -50,6 +50,13 @@ struct RunInputs {
   std::vector<double> all_truth_orient;  // every image's true orientation on rank 0 (w,x,y,z)
   double scale = 0, q_max = 0, voxel = 0;  // voxel: Angstrom, of the M^3 lattice
   double q_low = 0;  // the smallest |q| of the kept pixels (1/Angstrom)
+  // Free pixels (ReconstructOptions::free_fraction): left out of the pixel list above; their
+  // positions [3, nfree] and data [nloc, nfree] (corrected when there is a correction).
+  std::int64_t nfree = 0;
+  std::vector<double> free_positions;
+  std::vector<float> free_data;
+  std::vector<double> free_correction;  // C_p of the free pixels (ones without a correction)
+  bool free_counts = false;             // this rank's free data are whole numbers (photons)
   std::string checkpoint, best_output;
   std::vector<double> qfrac;  // |q| of each pixel as a fraction of the largest
   // The data the least squares see: corrected when there is a correction, else as read.
@@ -78,7 +85,7 @@ struct RunState {
   // weights, and the weighted sum of their (corrected) images [n_soft, npix].
   std::vector<double> soft_weight[2];
   std::vector<double> soft_sum[2];
-  // Best generation by the truth-free measure (half-set shell correlation mean).
+  // Best generation by the truth-free measure (free correlation, else half-set FSC mean).
   double best_fsc_mean = -3;
   int best_generation = 0;
   std::vector<double> prev_orient;  // rank 0: every image's orientation last generation
@@ -95,6 +102,7 @@ class Run {
   void check_options() const;
   void read_inputs();
   void start_state();
+  void split_free_pixels();
   // reconstruct_assign.cpp
   void match_stage(int gen, GenerationReport& g);
   void match_once(const std::vector<double>& model, const MatchOptions& mopts, MatchReport& mr,
@@ -108,6 +116,7 @@ class Run {
   // reconstruct_halfsets.cpp
   void convergence_stage(GenerationReport& g, const std::vector<double>& all_orient);
   ShellCurve half_set_curve();
+  void free_correlation(GenerationReport& g);
   void check_convention();
   // reconstruct_phase.cpp
   void phase_stage(GenerationReport& g);

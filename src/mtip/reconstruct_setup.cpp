@@ -30,6 +30,9 @@ void Run<T>::check_options() const {
       throw Error(ErrorCode::InvalidArgument,
                   "q ramp start = " + std::to_string(ro.q_ramp_start) + " (in (0, 1]), over " +
                       std::to_string(ro.q_ramp_generations) + " generations (>= 0, -1: auto)");
+    if (!(ro.free_fraction >= 0 && ro.free_fraction < 0.5))
+      throw Error(ErrorCode::InvalidArgument,
+                  "free fraction = " + std::to_string(ro.free_fraction) + " (in [0, 0.5))");
     if (ro.match_iterations < 1)
       throw Error(ErrorCode::InvalidArgument,
                   "match iterations = " + std::to_string(ro.match_iterations) + " (>= 1)");
@@ -65,6 +68,7 @@ void Run<T>::read_inputs() {
   remove_masked_pixels(in_.pixels, in_.local.positions, in_.local.intensities, in_.nloc);
   in_.npix = in_.pixels.kept;
   in_.correction = kept_correction(in_.pixels);
+  split_free_pixels();
   if (!in_.correction.empty()) {
     const std::int64_t npix = in_.npix;
     in_.corrected.resize(in_.local.intensities.size());
@@ -112,6 +116,55 @@ void Run<T>::read_inputs() {
   if (ro_.known_orientations) check_convention();
 }
 
+// The free pixels: a fixed pseudo-random free_fraction of the kept ones (splitmix64 of the pixel
+// index, so every rank and every run picks the same), moved out of the pixel list with their
+// data (corrected by C_p when there is a correction).
+template <typename T>
+void Run<T>::split_free_pixels() {
+  const std::int64_t npix = in_.npix, nloc = in_.nloc;
+  if (!(ro_.free_fraction > 0) || npix < 2) return;
+  PixelCorrections split;
+  split.keep.assign(static_cast<std::size_t>(npix), 1);
+  std::int64_t nfree = 0;
+  for (std::int64_t p = 0; p < npix; ++p) {
+    std::uint64_t z = static_cast<std::uint64_t>(p) + 0x9e3779b97f4a7c15ull * (ro_.seed + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    if (static_cast<double>(z >> 11) * 0x1.0p-53 < ro_.free_fraction) split.keep[p] = 0, ++nfree;
+  }
+  if (nfree == 0 || nfree == npix) return;
+  split.kept = npix - nfree;
+  in_.nfree = nfree;
+  in_.free_positions.reserve(static_cast<std::size_t>(3 * nfree));
+  for (int c = 0; c < 3; ++c)
+    for (std::int64_t p = 0; p < npix; ++p)
+      if (!split.keep[p]) in_.free_positions.push_back(in_.local.positions[c * npix + p]);
+  in_.free_data.resize(static_cast<std::size_t>(nloc * nfree));
+  in_.free_counts = true;
+  for (std::int64_t p = 0; p < npix; ++p)
+    if (!split.keep[p]) in_.free_correction.push_back(in_.correction.empty() ? 1.0 : in_.correction[p]);
+  for (std::int64_t i = 0; i < nloc; ++i)
+    for (std::int64_t p = 0, j = 0; p < npix; ++p)
+      if (!split.keep[p]) {
+        const float b = in_.local.intensities[i * npix + p];
+        in_.free_counts = in_.free_counts && b >= 0 && b == std::floor(b);
+        in_.free_data[i * nfree + j] = static_cast<float>(b / in_.free_correction[j]);
+        ++j;
+      }
+  remove_masked_pixels(split, in_.local.positions, in_.local.intensities, nloc);
+  if (!in_.correction.empty()) {
+    std::vector<double> c;
+    for (std::int64_t p = 0; p < npix; ++p)
+      if (split.keep[p]) c.push_back(in_.correction[p]);
+    in_.correction = std::move(c);
+  }
+  in_.npix = split.kept;
+  say("mtip: %lld free pixels (%.0f%%) held out of matching and merging for the free "
+      "correlation\n",
+      (long long)nfree, 100.0 * static_cast<double>(nfree) / static_cast<double>(npix));
+}
+
 template <typename T>
 void Run<T>::start_state() {
   const DataInfo& info = in_.info;
@@ -139,8 +192,9 @@ void Run<T>::start_state() {
     });
     // The best generation so far, so that a worse one after the restart does not replace it.
     agreed(comm_, [&] {
-      if (!ro_.half_sets || !std::ifstream(in_.best_output).good()) return;
-      st_.best_fsc_mean = read_attribute(in_.best_output, "fsc_mean");
+      if (!std::ifstream(in_.best_output).good()) return;
+      const double free = read_attribute(in_.best_output, "free_correlation");
+      st_.best_fsc_mean = free > -2 ? free : read_attribute(in_.best_output, "fsc_mean");
       st_.best_generation = static_cast<int>(read_attribute(in_.best_output, "generation"));
     });
     say("mtip: resuming after generation %d from %s\n", st_.generation, ckpt.c_str());
@@ -158,6 +212,7 @@ void Run<T>::start_state() {
 
 #define NUFFTMP_RUN_SETUP(T)                   \
   template void Run<T>::check_options() const; \
+  template void Run<T>::split_free_pixels();   \
   template void Run<T>::read_inputs();         \
   template void Run<T>::start_state();
 NUFFTMP_RUN_SETUP(float)

@@ -36,15 +36,25 @@ struct ReconstructOptions {
   CorrectionOptions corrections;
   // The half-set convergence measure each generation: the images split by parity of their
   // index in the file, each half merged at its orientations, and the shell correlation of the
-  // two intensities (convergence.hpp; two extra merges of half the points). Its mean over the
-  // shells picks the best generation, which is written to best_output
-  // ("" = <output without .h5>.best.h5) beside the last one in output.
+  // two intensities (convergence.hpp; two extra merges of half the points). The halves share
+  // the orientations' source - matching against the model of all images - so they agree
+  // whenever the assignment is self-consistent, right or not (measured: 0.89 at orientations
+  // no better than random; docs/performance.md): read it with the free correlation below. The
+  // best generation (by the free correlation, else by this mean over shells) is written to
+  // best_output ("" = <output without .h5>.best.h5) beside the last one in output.
   bool half_sets = true;
   std::string best_output;
   // The half merges' CG tolerance: the shell correlation needs no 1e-6. They start from zero,
   // so a direction the CG has not converged is missing from both halves, never copied into
   // both from a common start (which would inflate their agreement).
   double half_set_tol = 1e-4;
+  // Free pixels (crystallography's R_free): this fraction of the detector's pixels (a fixed
+  // pseudo-random choice) never enters matching or merging; each generation the model's slices
+  // at the images' orientations predict them, and the correlation with their data (each pixel's
+  // mean over the images removed: the radial profile) is the free correlation. It needs no
+  // truth and, unlike the half-set FSC, cannot be raised by fitting noise: nothing the model
+  // was built from saw those pixels. It picks the best generation. 0: off.
+  double free_fraction = 0.05;
   // The merge's circulant preconditioner (MergeOptions::precondition): empty = where it pays,
   // i.e. unless the kept pixels leave a hole at the centre of reciprocal space (a beam stop):
   // measured there (see docs/performance.md) it slows the CG instead. Set, it overrides
@@ -128,6 +138,10 @@ struct GenerationReport {
   // generation, the global rotation between the two removed (the frame is arbitrary; -1: none
   // before, or known orientations).
   double orientation_change_deg = -1;
+  // Free correlation (see free_fraction; -2: off), its noise level 1 / sqrt(samples), and, for
+  // photon counts, the ceiling a perfect model would reach given the Poisson noise (-1: data
+  // not counts).
+  double free_correlation = -2, free_sigma = 0, free_ceiling = -1;
   // Merges of this generation whose CG stopped at merge.max_iter above merge.tol (each one
   // also printed as a warning on rank 0).
   int cg_capped = 0;
