@@ -2,8 +2,9 @@
 # How far down in photons per image M-TIP still recovers orientations (issue 17): for each
 # photons/image x images x assignment mode, simulate a data set (nufftmp-synth, the clustered
 # molecule), reconstruct it from random orientations and print one table row: the final median
-# orientation error against the truth (after the frame), the truth-free half-set FSC (mean
-# over shells, resolution at 0.5), the best generation, and the wall time per generation.
+# orientation error against the truth (after the frame), the truth-free measures - the free
+# correlation (with the ceiling a perfect model reaches at this noise) and the half-set FSC
+# (mean over shells, resolution at 0.5) - the best generation, and the wall time per generation.
 #
 #   scripts/lowsignal.sh                                    CPU sizes of docs/performance.md
 #   BUILD_DIR=build-gpu PHOTONS="100 30 10" IMAGES="10000 100000" scripts/lowsignal.sh
@@ -50,8 +51,8 @@ npix=$(( SIDE * SIDE ))
 
 table="$OUT/table.md"
 {
-  echo "| photons/image | images | mode | median orientation error (deg) | half-set FSC mean | FSC 0.5 at (A) | best gen | s/generation |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| photons/image | images | mode | median orientation error (deg) | free corr (ceiling) | half-set FSC mean | FSC 0.5 at (A) | best gen | s/generation |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } > "$table"
 cat "$table"
 for n in $IMAGES; do
@@ -74,7 +75,7 @@ for n in $IMAGES; do
       limit=$TIMEOUT
       if [ "$DEADLINE" -gt 0 ]; then
         left=$(( DEADLINE - ($(date +%s) - began) ))
-        if [ $left -le 10 ]; then echo "| $p | $n | $mode | not run (deadline) | | | | |" | tee -a "$table"; continue; fi
+        if [ $left -le 10 ]; then echo "| $p | $n | $mode | not run (deadline) | | | | | |" | tee -a "$table"; continue; fi
         [ $left -lt "$limit" ] && limit=$left
       fi
       t0=$(date +%s.%N)
@@ -88,9 +89,10 @@ for n in $IMAGES; do
       last=$(grep -E "^gen $GENS/$GENS" "$log" | tail -1)
       err=$(sed -n 's/.*orientation error \([0-9.]*\) deg.*/\1/p' <<< "$last")
       fsc=$(sed -n 's/.*half-set FSC \([-0-9.]*\) (0.5 at \([^ ]*\) A.*/\1 \2/p' <<< "$last")
+      free=$(sed -n 's/.*free corr \([-0-9.]*\) (+-[0-9.]*, ceiling \([-0-9.]*\)).*/\1 (\2)/p' <<< "$last")
       best=$(sed -n 's/.*best generation \([0-9]*\).*/\1/p' "$log" | tail -1)
       [ $rc -eq 0 ] || err="failed rc=$rc"
-      row="| $p | $n | $mode | ${err:--} | ${fsc% *} | ${fsc#* } | ${best:--} | $per |"
+      row="| $p | $n | $mode | ${err:--} | ${free:--} | ${fsc% *} | ${fsc#* } | ${best:--} | $per |"
       echo "$row" | tee -a "$table"
     done
   done

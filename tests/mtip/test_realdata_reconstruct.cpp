@@ -66,6 +66,13 @@ TEST(MtipRealData, SpinifelFileAndQuaternionConvention) {
   EXPECT_GE(rep[0].anisotropic_correlation, 0.95);
   EXPECT_GE(rep[0].fsc_mean, 0.5);
   EXPECT_GT(rep[0].resolution_fsc05, 0.0);
+  // Photon counts: the free pixels' ceiling is known, and the true orientations' model reaches
+  // most of it.
+  if (rank_of() == 0)
+    std::printf("free correlation %.4f +- %.4f (ceiling %.4f)\n", rep[0].free_correlation,
+                rep[0].free_sigma, rep[0].free_ceiling);
+  EXPECT_GT(rep[0].free_ceiling, 0.5);
+  EXPECT_GT(rep[0].free_correlation, 0.9 * rep[0].free_ceiling);
   if (rank_of() == 0) {
     // Positions read in 1/m and converted: the voxel is the simulation's (scale / 2 pi).
     EXPECT_NEAR(read_attribute(ro.output, "voxel_angstrom"), s.scale / (2 * 3.14159265358979323846),

@@ -190,6 +190,12 @@ TEST(MtipReconstruct, FullLoopConvergesFromRandomOrientations) {
                   "anisotropic intensity %.3f\n",
                   g.generation, g.fsc_mean, g.resolution_fsc05, g.orientation_change_deg,
                   g.anisotropic_correlation);
+  if (rank_of() == 0)
+    for (const auto& g : rep)
+      std::printf("  gen %d: free correlation %.4f +- %.4f (ceiling %.3f)\n", g.generation,
+                  g.free_correlation, g.free_sigma, g.free_ceiling);
+  EXPECT_LT(std::fabs(rep[0].free_correlation), 0.2);  // random orientations predict nothing
+  EXPECT_GT(last.free_correlation, 0.8 * last.free_ceiling);
   EXPECT_LT(std::fabs(rep[0].fsc_mean), 0.3);
   EXPECT_GE(last.fsc_mean, 0.5);
   EXPECT_LE(last.orientation_change_deg, 10.0);
