@@ -8,7 +8,8 @@
 #   MTIP_DEMO_MODE=known scripts/mtip_demo.sh
 #                                        known orientations: merging + phasing only (seconds)
 # Knobs: BUILD_DIR (default <repo>/build), MTIP_DEMO_DIR (default $BUILD_DIR/mtip_demo),
-#        MTIP_NP (ranks, default 2), MTIP_GENERATIONS.
+#        MTIP_NP (ranks, default 2), MTIP_GENERATIONS, MTIP_DEMO_SEED (the simulated data
+#        set's seed, default 11), MTIP_ARGS (extra nufftmp-mtip flags).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,7 +44,7 @@ else
 fi
 
 echo "==> simulating: ${size[*]} (engine: $([ "$gpu" = 1 ] && echo GPU || echo CPU))"
-"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed 11
+"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed "${MTIP_DEMO_SEED:-11}"
 
 if [ "$MODE" = full ]; then
   gens="${MTIP_GENERATIONS:-10}"
@@ -54,8 +55,9 @@ else
   mode_args=(--known-orientations)
   echo "==> reconstructing with known orientations: $gens generations, $NP ranks"
 fi
+# shellcheck disable=SC2086  # MTIP_ARGS is a list of words on purpose
 mpirun -np "$NP" --oversubscribe "$MTIP" --input "$OUT/data.h5" --output "$OUT/result.h5" \
-  --generations "$gens" "${mode_args[@]}" | tee "$OUT/mtip.log"
+  --generations "$gens" "${mode_args[@]}" ${MTIP_ARGS:-} | tee "$OUT/mtip.log"
 
 if python3 "$ROOT/scripts/plot_mtip.py" "$OUT/result.h5" -o "$OUT/result.png" >/dev/null; then
   echo "==> PNG of central slices: $OUT/result.png"

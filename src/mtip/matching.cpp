@@ -8,7 +8,6 @@
 // type 2 NUFFT per batch. Pixel weights (a mask) enter as ||W^1/2 (b - s)||^2: the slices
 // are weighted once per batch, so the product itself is unchanged.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -19,20 +18,16 @@
 #include "dist/partition.hpp"
 #include "gpu/match_gpu.hpp"
 #include "match_kernel.hpp"
+#include "match_setup.hpp"
 #include "nufftmp/mtip.hpp"
+#include "nufft_tolerance.hpp"
+#include "stopwatch.hpp"
 
 namespace nufftmp::mtip {
 
 using dist::detail::agreed;
 
-namespace {
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-
-// Checks shared by both entry points (the same on every rank: options and geometry agree).
+namespace detail {
 void check_match_args(const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                       const MatchOptions& mopts) {
   if (refs.empty()) throw Error(ErrorCode::InvalidArgument, "matching: no reference orientations");
@@ -49,11 +44,11 @@ void check_match_args(const std::vector<Quaternion>& refs, const std::vector<dou
       throw Error(ErrorCode::InvalidArgument, "matching: pixel_weights must be finite and >= 0");
 }
 
-// The pixel weights in use: the user's, times 1 / mean intensity with poisson_weights (the
-// mean over every rank's images; pixels darker than 1e-3 of the brightest mean are clamped
-// there, so empty pixels do not dominate).
-std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, const float* images,
-                           std::int64_t n_images, std::int64_t npix) {
+// Pixels darker than 1e-3 of the brightest mean are clamped there, so empty pixels do not
+// dominate the Poisson weights.
+std::vector<float> match_pixel_weights(const MPI_Comm* comm, const MatchOptions& mopts,
+                                       const float* images, std::int64_t n_images,
+                                       std::int64_t npix) {
   if (!mopts.poisson_weights) return mopts.pixel_weights;
   std::vector<double> sum(static_cast<std::size_t>(npix + 1), 0.0);
   for (std::int64_t i = 0; i < n_images; ++i)
@@ -72,14 +67,24 @@ std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, cons
   return w;
 }
 
+}  // namespace detail
+
+using detail::check_match_args;
+using detail::Clock;
+using detail::match_pixel_weights;
+using detail::ms_since;
+
+namespace {
+
 // The matching loop. comm == nullptr: this rank slices every reference. Otherwise the
 // references are split across the ranks of *comm (contiguous shares) and every batch step
 // all-gathers the ranks' weighted float slices, so each rank matches its own images against
 // every reference while slicing only its share.
 //
 // Why move slices and not images: slicing is the redundant part (every rank slicing all
-// references costs nref * npix type 2 points per rank: 1.1 s on an H200 GPU for 1e4 x 128^2,
-// about 30 s on 16 CPU cores at 5e6 points/s), while the all-gather moves nref * npix * 4
+// references costs nref * npix type 2 points per rank: about 30 s on 16 CPU cores at 5e6
+// points/s for 1e4 x 128^2; on GPUs, ~0.05 s, every rank slices every reference instead:
+// gpu/matcher_gpu.hpp), while the all-gather moves nref * npix * 4
 // bytes into each rank (655 MB for 1e4 x 128^2: ~0.1 s over shared memory at 5-10 GB/s).
 // Circulating the images instead would move ni_total * npix (less when images are fewer than
 // references, as in this test case) but needs every rank to keep all its reference slices
@@ -103,8 +108,8 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   if (detail::match_on_gpu(comm, opts))
     return detail::match_top_k_gpu<T>(
         comm, model, M, refs, positions, scale, images, n_images, std::min(k, nref),
-        weights(comm, mopts, images, n_images, npix), mopts, opts, report);
-  const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
+        match_pixel_weights(comm, mopts, images, n_images, npix), mopts, opts, report);
+  const double tol = detail::nufft_tolerance(mopts.nufft_tol, sizeof(T) == 4);
   std::unique_ptr<Slicer<T>> slicer;
   const auto make_slicer = [&] { slicer = std::make_unique<Slicer<T>>(M, tol, opts); };
   if (comm) agreed(*comm, make_slicer);
@@ -120,7 +125,7 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   top.k = k;
   top.index.assign(static_cast<std::size_t>(n_images * k), -1);
   top.cost.assign(static_cast<std::size_t>(n_images * k), std::numeric_limits<double>::infinity());
-  const std::vector<float> w = weights(comm, mopts, images, n_images, npix);
+  const std::vector<float> w = match_pixel_weights(comm, mopts, images, n_images, npix);
   std::vector<T> x, y, z, S;
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;

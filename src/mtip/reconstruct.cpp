@@ -22,14 +22,22 @@ std::vector<GenerationReport> Run<T>::generations() {
   ctx_ = std::make_unique<dist::Context>(comm_, co);
   read_inputs();
   start_state();
-  data_.assign(in_.local.intensities.begin(), in_.local.intensities.end());
-  const std::size_t n = static_cast<std::size_t>(in_.nloc * in_.npix);
-  x_.resize(n), y_.resize(n), z_.resize(n);
+  GenerationInputs gi;
+  gi.M = in_.M;
+  gi.images = in_.local.intensities.data();
+  gi.n_images = in_.nloc;
+  gi.positions = &in_.local.positions;
+  gi.scale = in_.scale;
+  gi.ro = &ro_;
+  engine_ = ctx_->backend() == Backend::Cuda ? make_gpu_generation_engine<T>(*ctx_, gi)
+                                             : make_host_generation_engine<T>(*ctx_, gi);
 
   std::vector<GenerationReport> reports;
   for (int gen = st_.generation + 1; gen <= ro_.generations; ++gen) {
+    const auto t0 = Clock::now();
     GenerationReport g;
     g.generation = gen;
+    g.engine = engine_->backend();
     merge_nufft_ms_ = 0;
     // 1-2. Orientation matching, from the second generation on (the first merges the random
     // start: about the spherical average of the images, whose phasing breaks the symmetry).
@@ -47,6 +55,7 @@ std::vector<GenerationReport> Run<T>::generations() {
     std::vector<double> aligned;
     score_stage(g, all_orient, aligned);
     write_stage(g, all_orient, aligned);
+    g.total_ms = ms_since(t0);
     report_line(g);
     reports.push_back(g);
   }

@@ -51,11 +51,8 @@ void Run<T>::match_stage(int gen, GenerationReport& g) {
 template <typename T>
 void Run<T>::match_once(const std::vector<double>& model, const MatchOptions& mopts,
                         MatchReport& mr, int gen) {
-  // References split across the ranks (each slices its share; see matching.cpp).
-  const TopMatches top = match_top_k<T>(comm_, model, in_.M, refs_, in_.local.positions,
-                                        in_.scale, in_.local.intensities.data(), in_.nloc,
-                                        std::max<std::int64_t>(1, ro_.soft_k), mopts, ro_.nufft,
-                                        &mr);
+  const TopMatches top =
+      engine_->match(model, refs_, std::max<std::int64_t>(1, ro_.soft_k), mopts, mr);
   for (std::int64_t i = 0; i < in_.nloc; ++i) st_.orientations[i] = refs_[top.index[i * top.k]];
   st_.soft = top.k > 1;
   if (st_.soft) soft_assignment(top, gen);
@@ -119,29 +116,15 @@ void Run<T>::merge_stage(GenerationReport& g) {
   g.cg_residual = last_merge_.residual;
 }
 
-// One merge of every rank's images at their current orientations into st_.ac.
+// One merge of every rank's images at their current orientations into st_.ac (from zero).
 template <typename T>
 void Run<T>::merge_now() {
-  const std::int64_t npix = in_.npix, nloc = in_.nloc;
-  Merger<T> merger(*ctx_, in_.M, ro_.merge, ro_.nufft);
   std::vector<double> ac;
-  if (st_.soft) {
-    // One slice per used reference, its pixels weighted by W_r (see the EM form above).
-    const std::int64_t n = st_.n_soft * npix;
-    std::vector<T> xs(n), ys(n), zs(n), ws(n);
-    slice_points(in_.local.positions, st_.soft_orient.data(), st_.n_soft, in_.scale, xs.data(),
-                 ys.data(), zs.data());
-    for (std::int64_t r = 0; r < st_.n_soft; ++r)
-      std::fill(ws.begin() + r * npix, ws.begin() + (r + 1) * npix,
-                static_cast<T>(st_.soft_weight[r]));
-    merger.set_points(n, xs.data(), ys.data(), zs.data(), ws.data());
-    last_merge_ = merger.solve(st_.soft_data.data(), ac);
-  } else {
-    slice_points(in_.local.positions, st_.orientations.data(), nloc, in_.scale, x_.data(),
-                 y_.data(), z_.data());
-    merger.set_points(nloc * npix, x_.data(), y_.data(), z_.data(), nullptr);
-    last_merge_ = merger.solve(data_.data(), ac);
-  }
+  if (st_.soft)  // one slice per used reference, its pixels weighted by W_r (the EM form)
+    last_merge_ = engine_->merge(st_.soft_orient.data(), st_.n_soft, st_.soft_weight,
+                                 st_.soft_data.data(), ac);
+  else
+    last_merge_ = engine_->merge(st_.orientations.data(), in_.nloc, {}, nullptr, ac);
   merge_nufft_ms_ += last_merge_.nufft_ms;
   st_.ac = std::move(ac);
 }

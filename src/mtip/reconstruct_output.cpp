@@ -1,6 +1,7 @@
 // The output of a generation (reconstruct_run.hpp): the result file and the checkpoint, each
 // written by rank 0 to "<path>.tmp" and renamed over the target (H5Writer), and the progress
 // line.
+#include "nufftmp/plan.hpp"
 #include "reconstruct_run.hpp"
 
 namespace nufftmp::mtip::detail {
@@ -47,11 +48,12 @@ void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& a
 
 template <typename T>
 void Run<T>::report_line(const GenerationReport& g) const {
-  say("gen %d/%d: slicing %.2f s, matching %.2f s, merging %.2f s (CG %d it, res %.1e), "
-      "phasing %.2f s (Fourier err %.3f)",
+  say("gen %d/%d: slicing %.3f s, matching %.3f s, merging %.3f s (CG %d it, res %.1e), "
+      "phasing %.3f s (Fourier err %.3f), total %.3f s on %s",
       g.generation, ro_.generations, g.slicing_ms / 1e3, g.matching_ms / 1e3,
-      g.merging_ms / 1e3, g.cg_iterations, g.cg_residual, g.phasing_ms / 1e3, g.fourier_error);
-  say(", NUFFTs %.2f s of %.2f s", g.nufft_ms / 1e3,
+      g.merging_ms / 1e3, g.cg_iterations, g.cg_residual, g.phasing_ms / 1e3, g.fourier_error,
+      g.total_ms / 1e3, backend_name(g.engine));
+  say(", NUFFTs %.3f s of %.3f s", g.nufft_ms / 1e3,
       (g.slicing_ms + g.matching_ms + g.merging_ms) / 1e3);
   if (g.n_ref > 0) say(", %lld refs, q cut %.2f", (long long)g.n_ref, g.q_cut);
   if (g.correlation > -2)

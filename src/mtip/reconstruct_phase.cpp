@@ -17,12 +17,19 @@ void Run<T>::phase_stage(GenerationReport& g) {
   double err = std::numeric_limits<double>::infinity();
   dist::detail::agreed(comm_, [&] {
     if (!fresh && rank_ != 0) return;
-    PhaseOptions po = ro_.phase;
-    po.seed += 104729u * static_cast<std::uint64_t>(rank_);
-    PhaseResult pr = phase(st_.ac, M, po, st_.density);
-    st_.density = std::move(pr.density);
-    st_.support = std::move(pr.support);
-    err = pr.fourier_error;
+    // phase()'s attempts (seeds seed + 7919 a) from this rank's seed.
+    const PhaseOptions& po = ro_.phase;
+    const std::uint64_t seed = po.seed + 104729u * static_cast<std::uint64_t>(rank_);
+    std::vector<std::uint64_t> seeds;
+    for (int a = 0; a < std::max(po.attempts, 1); ++a)
+      seeds.push_back(seed + 7919u * static_cast<std::uint64_t>(a));
+    std::vector<PhaseResult> runs = engine_->phase(st_.ac, po, seeds, st_.density);
+    std::size_t best = 0;
+    for (std::size_t a = 0; a < runs.size(); ++a)
+      if (runs[a].fourier_error < runs[best].fourier_error) best = a;
+    st_.density = std::move(runs[best].density);
+    st_.support = std::move(runs[best].support);
+    err = runs[best].fourier_error;
   });
   const dist::detail::RankValue best = dist::detail::min_with_rank(comm_, err);
   if (fresh && size_ > 1) {

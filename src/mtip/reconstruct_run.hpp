@@ -3,6 +3,7 @@
 // live in files named after them:
 //   reconstruct_setup.cpp   options check, input, true model, start orientations (or resume)
 //   reconstruct_assign.cpp  the resolution ramp, orientation matching rounds, merging
+// The engine-dependent work (host or GPU) is a GenerationEngine's (generation_engine.hpp).
 //   reconstruct_phase.cpp   phasing (every rank's own start when fresh, averaged)
 //   reconstruct_score.cpp   the comparison with the ground truth
 //   reconstruct_output.cpp  result and checkpoint files, the progress line
@@ -13,7 +14,6 @@
 
 #include <mpi.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdint>
 #include <memory>
@@ -22,15 +22,12 @@
 
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "generation_engine.hpp"
 #include "nufftmp/dist.hpp"
 #include "nufftmp/mtip.hpp"
+#include "stopwatch.hpp"
 
 namespace nufftmp::mtip::detail {
-
-using Clock = std::chrono::steady_clock;
-inline double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // What a run reads once.
 struct RunInputs {
@@ -98,9 +95,10 @@ class Run {
   RunInputs in_;
   RunState<T> st_;
   std::unique_ptr<dist::Context> ctx_;  // one distributed-NUFFT context for the run
-  std::vector<Quaternion> refs_;        // of the current generation's size (see the ramp)
-  std::vector<T> data_;                 // this rank's images in the merge's precision
-  std::vector<T> x_, y_, z_;            // slice points of this rank's images
+  // Matching, merging and phasing on the context's engine, kept for the run (the GPU one
+  // holds this rank's images on the device).
+  std::unique_ptr<GenerationEngine<T>> engine_;
+  std::vector<Quaternion> refs_;  // of the current generation's size (see the ramp)
   bool merged_known_ = false;
   MergeReport last_merge_;
   double merge_nufft_ms_ = 0;  // NUFFT time of the merges since the generation began

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "data_set_fixture.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
@@ -15,23 +16,7 @@ using namespace nufftmp::mtip;
 namespace {
 using mtip_test::rank_of;
 
-// Rank 0 writes a simulated data set in the issue-5 layout; everyone waits for it.
-std::string write_data_set() {
-  const std::string base = mtip_test::shared_temp_prefix("nufftmp_mtip_rec");
-  if (rank_of() == 0) {
-    const auto s = mtip_test::simulate(21, 200, 24, /*fluence=*/2000, /*seed=*/8, /*atoms=*/30);
-    H5Writer w(base + "_data.h5");
-    w.write("intensities", {s.n_images, 24, 24}, s.images.data());
-    w.write("pixel_position_reciprocal", {3, 24, 24}, s.positions.data());
-    std::vector<double> q;
-    for (const auto& o : s.orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
-    w.write("orientations", {s.n_images, 4}, q.data());
-    w.write("volume", {s.M, s.M, s.M}, s.density.data());
-    w.commit();
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return base;
-}
+std::string write_data_set() { return mtip_test::write_data_set("nufftmp_mtip_rec"); }
 }  // namespace
 
 TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {

@@ -68,12 +68,16 @@ struct ReconstructOptions {
 };
 struct GenerationReport {
   int generation = 0;
+  Backend engine = Backend::Cpu;  // the engine of matching, merging and phasing
   // slicing_ms: the reference slices of matching (type 2 NUFFTs); matching_ms: the rest of
   // matching (products, selection, and the intermediate merges of several match rounds).
   double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
   // Time in NUFFTs (set_points and execute) within the three stages above: the reference
   // slices and every merge's two type 1 transforms.
   double nufft_ms = 0;
+  // The whole generation: the stages above, the scores against the truth (rank 0) and the
+  // result and checkpoint files.
+  double total_ms = 0;
   int cg_iterations = 0;
   double cg_residual = 0, fourier_error = 0;
   // Density correlation with the ground truth when present, else -2: aligned over translation
