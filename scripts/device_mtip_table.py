@@ -3,7 +3,8 @@
 
 1. Generation 2 at the size of the cuFINUFFT paper's M-TIP runs, per stage, before (issue 14's
    figures, one H200, commit 5a815a9 era: host phasing, CG vectors on the host, matcher rebuilt
-   per call) and after (mtip_starts1.log: one phasing start, as before).
+   per call) and after (mtip_starts1.log: one phasing start, as before; mtip_starts4.log: the
+   default four starts).
 2. The GPU demo per data seed: final density / intensity correlation, orientation error, time.
 """
 import os

@@ -28,6 +28,10 @@ void usage() {
       "  --cg-iter N, --cg-tol T conjugate gradients limits (default 200, 1e-6)\n"
       "  --cg-precondition       circulant (T. Chan) preconditioner: fewer CG steps\n"
       "  --phase-cycles N        HIO/ER/shrink-wrap cycles per generation (default 10)\n"
+      "  --phase-starts N        fresh phasing starts per generation, over all ranks; the\n"
+      "                          lowest Fourier error wins (default 4)\n"
+      "  --phase-average         the mean of all starts aligned to the winner instead\n"
+      "  --phase-continue        later generations continue from the previous density\n"
       "  --fit-scale             matching with a fitted scale per image (robust to model scale)\n"
       "  --poisson-weights       matching weights pixels by 1 / mean intensity (all shells count)\n"
       "  --soft-k K              merge each image at its K best orientations, weighted\n"
@@ -65,6 +69,9 @@ int main(int argc, char** argv) {
       {"cg-iter", required_argument, nullptr, 'I'},
       {"cg-tol", required_argument, nullptr, 'T'},
       {"phase-cycles", required_argument, nullptr, 'p'},
+      {"phase-starts", required_argument, nullptr, 'n'},
+      {"phase-average", no_argument, nullptr, 'A'},
+      {"phase-continue", no_argument, nullptr, 'Y'},
       {"double", no_argument, nullptr, 'D'},
       {"fit-scale", no_argument, nullptr, 'f'},
       {"match-batch", required_argument, nullptr, 'B'},
@@ -96,6 +103,9 @@ int main(int argc, char** argv) {
       case 'I': ro.merge.max_iter = std::atoi(optarg); break;
       case 'T': ro.merge.tol = std::atof(optarg); break;
       case 'p': ro.phase.cycles = std::atoi(optarg); break;
+      case 'n': ro.phase_starts = std::atoi(optarg); break;
+      case 'A': ro.phase_average = true; break;
+      case 'Y': ro.phase_continue = true; break;
       case 'D': ro.use_double = true; break;
       case 'f': ro.match.fit_scale = true; break;
       case 'B': ro.match.batch = std::atoll(optarg); break;

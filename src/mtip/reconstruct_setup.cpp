@@ -30,6 +30,9 @@ void Run<T>::check_options() const {
       throw Error(ErrorCode::InvalidArgument,
                   "q ramp start = " + std::to_string(ro.q_ramp_start) + " (in (0, 1]), over " +
                       std::to_string(ro.q_ramp_generations) + " generations (>= 0, -1: auto)");
+    if (ro.phase_starts < 1)
+      throw Error(ErrorCode::InvalidArgument,
+                  "phase starts = " + std::to_string(ro.phase_starts) + " (>= 1)");
     if (ro.match_iterations < 1)
       throw Error(ErrorCode::InvalidArgument,
                   "match iterations = " + std::to_string(ro.match_iterations) + " (>= 1)");

@@ -61,6 +61,20 @@ struct ReconstructOptions {
   bool use_double = false;
   MergeOptions merge;
   PhaseOptions phase;
+  // Phasing of each generation: phase_starts independent fresh starts from the generation's
+  // merged model (start s seeded phase.seed + 104729 s) and, after the first generation, one
+  // continuation from the previous density, all shared out among the ranks (the outcome does
+  // not depend on their number); the lowest Fourier error wins, or with phase_average the
+  // mean of all of them aligned to the winner (translation, inversion). phase_continue: the
+  // earlier scheme instead - fresh starts in the first generation only, then each generation
+  // continues from the previous density alone. It stays in the basin of an early, poor model:
+  // on the CPU demo (scripts/mtip_demo.sh, data seeds 11-14) its final densities were
+  // 0.82-0.89 where fresh starts from the same final model reach 0.94-0.98
+  // (docs/performance.md, M-TIP section).
+  // (phase.attempts is not used by the loop: phase_starts counts its starts.)
+  int phase_starts = 4;
+  bool phase_average = false;
+  bool phase_continue = false;
   MatchOptions match;
   Options nufft;
   std::uint64_t seed = 7;
