@@ -17,6 +17,7 @@
 #include "dist/collectives.hpp"
 #include "dist/partition.hpp"
 #include "gpu/match_gpu.hpp"
+#include "fault_injection.hpp"
 #include "match_kernel.hpp"
 #include "match_setup.hpp"
 #include "nufftmp/mtip.hpp"
@@ -144,6 +145,7 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     std::int64_t nall = nb;
     double slicing_ms = 0, local_ms = 0;
     const auto local_batch = [&] {
+      detail::fault_point("match", rank);
       auto t = Clock::now();
       if (nb > 0) {
         x.resize(static_cast<std::size_t>(nb * npix));

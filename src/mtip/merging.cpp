@@ -20,6 +20,7 @@
 #include "conjugate_gradients.hpp"
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "fault_injection.hpp"
 #include "fft3d.hpp"
 #include "gpu/merger_gpu.hpp"
 #include "nufftmp/dist.hpp"
@@ -235,6 +236,7 @@ MergeReport HostMerge<T>::solve(const T* data, std::vector<double>& ac) {
   // stops every rank here, instead of the others going on to the next collective and waiting
   // there for the failed one.
   agreed(comm, [&] {
+    detail::fault_point("merge", ctx.rank());
     const std::int64_t n = model_size();
     double emax = 0;
     for (double e : chan_eig) emax = std::max(emax, e);

@@ -35,6 +35,7 @@ std::vector<GenerationReport> Run<T>::generations() {
   std::vector<GenerationReport> reports;
   for (int gen = st_.generation + 1; gen <= ro_.generations; ++gen) {
     const auto t0 = Clock::now();
+    set_fault_generation(gen);
     GenerationReport g;
     g.generation = gen;
     g.engine = engine_->backend();

@@ -40,6 +40,7 @@ template <typename T>
 void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& all_orient,
                          const std::vector<double>& aligned) const {
   dist::detail::agreed(comm_, [&] {
+    fault_point("write", rank_);
     if (rank_ != 0) return;
     write_results(ro_.output, in_.M, st_, all_orient, g, in_.truth, aligned);
     write_results(in_.checkpoint, in_.M, st_, all_orient, g, in_.truth, aligned);

@@ -30,6 +30,7 @@ void Run<T>::phase_stage(GenerationReport& g) {
   double err = std::numeric_limits<double>::infinity();
   std::int64_t best_local = -1;
   dist::detail::agreed(comm_, [&] {
+    fault_point("phase", rank_);
     std::vector<std::uint64_t> seeds;
     for (std::int64_t s = first; s < std::min(first + count, fresh); ++s)
       seeds.push_back(ro_.phase.seed + 104729u * static_cast<std::uint64_t>(s));

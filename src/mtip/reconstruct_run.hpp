@@ -22,6 +22,7 @@
 
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "fault_injection.hpp"
 #include "generation_engine.hpp"
 #include "nufftmp/dist.hpp"
 #include "nufftmp/mtip.hpp"

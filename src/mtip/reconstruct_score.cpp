@@ -24,6 +24,7 @@ void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_ori
   // correlation, intensity correlation, orientation error, frame agreement
   double stats[4] = {-2, -2, -1, 0};
   dist::detail::agreed(comm_, [&] {
+    fault_point("score", rank_);
     if (rank_ != 0 || in_.truth.empty()) return;
     Quaternion frame;  // identity
     if (!ro_.known_orientations && in_.all_truth_orient.size() == all_orient.size()) {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "data_set_fixture.hpp"
+#include "fault_fixture.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
@@ -88,4 +89,24 @@ TEST(MtipGpuReconstruct, FullLoopConvergesFromRandomOrientations) {
   EXPECT_GE(last.intensity_correlation, 0.98);
   EXPECT_LE(last.orientation_error_deg, 15.0);
   remove_files(base, {"_data.h5", "_conv.h5", "_conv.h5.ckpt.h5"});
+}
+
+// The GPU engine's stages under fault injection: a failure on one rank stops both.
+TEST(MtipGpuReconstruct, AFailureOnOneRankStopsEveryRank) {
+  const std::string base = write_data_set();
+  ReconstructOptions ro;
+  ro.input = base + "_data.h5";
+  ro.output = base + "_fault.h5";
+  ro.generations = 2;
+  ro.n_ref = 200;
+  ro.match_iterations = 1;
+  ro.phase.cycles = 1;
+  ro.nufft.backend = nufftmp::Backend::Cuda;
+  ro.verbose = false;
+  for (const char* point : {"match", "merge", "phase"})
+    mtip_test::expect_failure_stops_every_rank(ro, point, 1);
+  const auto rep = reconstruct(MPI_COMM_WORLD, ro);  // and a clean run afterwards
+  ASSERT_EQ(rep.size(), 2u);
+  EXPECT_EQ(rep[1].engine, nufftmp::Backend::Cuda);
+  remove_files(base, {"_data.h5", "_fault.h5", "_fault.h5.ckpt.h5"});
 }

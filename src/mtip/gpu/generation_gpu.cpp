@@ -10,6 +10,7 @@
 #include "cuda/device_guard.hpp"
 #include "device_images.hpp"
 #include "dist/agree.hpp"
+#include "fault_injection.hpp"
 #include "generation_engine.hpp"
 #include "match_setup.hpp"
 #include "nufft_tolerance.hpp"
@@ -56,6 +57,7 @@ class GpuGenerationEngine final : public GenerationEngine<T> {
         match_pixel_weights(&comm, mopts, in_.images, in_.n_images, npix);
     TopMatches top;
     agreed(comm, [&] {
+      fault_point("match", ctx_.rank());
       top = matcher_->match(*images_, in_.scale, model, refs,
                             std::min<std::int64_t>(k, static_cast<std::int64_t>(refs.size())),
                             w, mopts.batch, mopts.fit_scale, &rep);

@@ -17,6 +17,7 @@
 #include "device_images.hpp"
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "fault_injection.hpp"
 #include "match_kernels.hpp"
 #include "stopwatch.hpp"
 #include "merge_kernels.hpp"
@@ -219,6 +220,7 @@ MergeReport GpuMerger<T>::Impl::solve(std::vector<double>& ac) {
   t0 = Clock::now();
   // One collective step, as the host path: a failure on one rank stops every rank here.
   agreed(comm, [&] {
+    fault_point("merge", ctx.rank());
     DeviceGuard guard(device);
     const bool warm = static_cast<std::int64_t>(ac.size()) == nm;
     if (warm) {
