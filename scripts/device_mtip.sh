@@ -3,7 +3,8 @@
 # Steps (default: build test run demo, about 6-8 minutes on one H200):
 #   build     configure + build into $BUILD (default build-gpu), log build.log
 #   test      the M-TIP GPU tests (matching, merging, phasing, the whole loop on the GPU, each
-#             against the host path and checking that the CUDA engine ran)
+#             against the host path and checking that the CUDA engine ran; fault injection on
+#             the GPU engine) and dist's collectives on device memory
 #   run       the size of the cuFINUFFT paper's M-TIP runs (2000 images of 128^2 per rank,
 #             M = 81, 1e4 references, one match, 20 CG steps, one phasing cycle): simulate,
 #             then reconstruct 2 generations on 1 rank (generation 2 matches, merges, phases);
@@ -38,7 +39,7 @@ if want build; then
   { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       && cmake --build "$BUILD" -j "$JOBS" --target nufftmp-synth nufftmp-mtip \
            test_mtip_gpu_matching test_mtip_gpu_merging test_mtip_gpu_phasing \
-           test_mtip_gpu_reconstruct; } > "$LOG/build.log" 2>&1
+           test_mtip_gpu_reconstruct test_dist_collectives; } > "$LOG/build.log" 2>&1
   rc=$?
   summary+=("build rc=$rc in $(( $(date +%s) - start )) s")
   grep -E "error|FAILED" "$LOG/build.log" | head -20
@@ -47,7 +48,8 @@ fi
 
 if want test; then
   start=$(date +%s)
-  (cd "$BUILD" && timeout 420 ctest -R 'test_mtip_gpu_' -V) > "$LOG/ctest_mtip_gpu.log" 2>&1
+  (cd "$BUILD" && timeout 420 ctest -R 'test_mtip_gpu_|test_dist_collectives' -V) \
+    > "$LOG/ctest_mtip_gpu.log" 2>&1
   summary+=("mtip gpu tests rc=$? in $(( $(date +%s) - start )) s")
   grep -E "Test +#|tests passed|tests failed|best references equal|rel diff|correlation|Failure" \
     "$LOG/ctest_mtip_gpu.log" | sort -u | head -40

@@ -4,7 +4,6 @@
 #include "context_impl.hpp"
 #include "mpi_check.hpp"
 #include "partition.hpp"
-#include "scatter_gather.hpp"
 
 namespace nufftmp::dist::detail {
 
@@ -20,9 +19,9 @@ int comm_size(MPI_Comm comm) {
   return size;
 }
 
-void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n) {
+void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece) {
   std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n)) {
+  for (auto piece : mpi_chunks(n, max_piece)) {
     NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v + off, static_cast<int>(piece), MPI_DOUBLE,
                                     MPI_SUM, comm));
     off += piece;
@@ -44,19 +43,19 @@ RankValue min_with_rank(MPI_Comm comm, double value) {
   return {best.value, best.rank};
 }
 
-void bcast(MPI_Comm comm, double* v, std::int64_t n, int root) {
+void bcast(MPI_Comm comm, double* v, std::int64_t n, int root, std::int64_t max_piece) {
   std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n)) {
+  for (auto piece : mpi_chunks(n, max_piece)) {
     NUFFTMP_MPI_CHECK(MPI_Bcast(v + off, static_cast<int>(piece), MPI_DOUBLE, root, comm));
     off += piece;
   }
 }
 
-void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root) {
+void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root, std::int64_t max_piece) {
   std::int64_t n = static_cast<std::int64_t>(v.size());
   NUFFTMP_MPI_CHECK(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm));
   v.resize(static_cast<std::size_t>(n));
-  bcast(comm, v.data(), n, root);
+  bcast(comm, v.data(), n, root, max_piece);
 }
 
 std::vector<std::int64_t> allgather_counts(MPI_Comm comm, std::int64_t n_local) {
@@ -66,12 +65,12 @@ std::vector<std::int64_t> allgather_counts(MPI_Comm comm, std::int64_t n_local) 
 }
 
 void allgather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64_t>& bytes,
-                     void* out) {
+                     void* out, std::int64_t max_piece) {
   const auto displs = displacements(bytes);
   const std::int64_t total = displs.back();
   char* o = static_cast<char*>(out);
   const int rank = comm_rank(comm);
-  if (total <= kMaxMpiCount) {  // then every count and displacement fits an int too
+  if (total <= max_piece) {  // then every count and displacement fits an int too
     std::vector<int> counts(bytes.begin(), bytes.end()), d(displs.begin(), displs.end() - 1);
     NUFFTMP_MPI_CHECK(MPI_Allgatherv(local, counts[rank], MPI_BYTE, o, counts.data(), d.data(),
                                      MPI_BYTE, comm));
@@ -81,7 +80,7 @@ void allgather_bytes(MPI_Comm comm, const void* local, const std::vector<std::in
   if (bytes[rank] > 0) std::memcpy(o + displs[rank], local, static_cast<std::size_t>(bytes[rank]));
   for (int r = 0; r < static_cast<int>(bytes.size()); ++r) {
     std::int64_t off = displs[r];
-    for (auto piece : mpi_chunks(bytes[r])) {
+    for (auto piece : mpi_chunks(bytes[r], max_piece)) {
       NUFFTMP_MPI_CHECK(MPI_Bcast(o + off, static_cast<int>(piece), MPI_BYTE, r, comm));
       off += piece;
     }

@@ -23,8 +23,12 @@ namespace nufftmp::dist::detail {
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
 
+// max_piece: the largest count handed to one MPI call (INT_MAX; smaller values only in tests,
+// to exercise the 64-bit chunking).
+constexpr std::int64_t kMaxPiece = 2147483647;
+
 // In-place sum over the ranks of n doubles.
-void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n);
+void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece = kMaxPiece);
 // True when `mine` is true on every rank.
 bool all_true(MPI_Comm comm, bool mine);
 // The lowest `value` of all ranks and the lowest rank holding it (MPI_MINLOC).
@@ -34,14 +38,17 @@ struct RankValue {
 };
 RankValue min_with_rank(MPI_Comm comm, double value);
 // Root's n doubles to every rank.
-void bcast(MPI_Comm comm, double* v, std::int64_t n, int root);
+void bcast(MPI_Comm comm, double* v, std::int64_t n, int root,
+           std::int64_t max_piece = kMaxPiece);
 // Root's vector, its size included, to every rank (the others' vectors are resized).
-void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root);
+void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root,
+                  std::int64_t max_piece = kMaxPiece);
 
 // Every rank's bytes[r] bytes, in rank order, into `out` on every rank (bytes known on every
-// rank; out holds their sum).
+// rank; out holds their sum). One MPI_Allgatherv when the total fits max_piece, else each
+// rank's part broadcast from it in pieces.
 void allgather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64_t>& bytes,
-                     void* out);
+                     void* out, std::int64_t max_piece = kMaxPiece);
 // Every rank's n_local values of a trivially copyable V, in rank order, on every rank.
 // counts (when given) receives each rank's n_local.
 template <typename V>

@@ -57,8 +57,10 @@ TEST(MtipGpuReconstruct, KnownOrientationsEqualTheCpuEngine) {
                 "(cpu / gpu), CG %d / %d it\n",
                 d, cpu[0].correlation, gpu[0].correlation, cpu[0].cg_iterations,
                 gpu[0].cg_iterations);
-    // Float NUFFTs at 1e-5 and the CG at 1e-6 on both engines.
-    EXPECT_LT(d, 1e-3);
+    // Float NUFFTs at 1e-5 and 200 CG steps on both engines. Measured on the CPU engine, the
+    // merge's NUFFT tolerance 1e-5 against 1e-6 moves this model by 3.9e-4: two engines with
+    // independent 1e-5 errors should differ by about 5.5e-4.
+    EXPECT_LT(d, 2e-3);
     // The phased density is chaotic in the last bits (test_reconstruct's floor).
     EXPECT_GE(gpu[0].correlation, 0.8);
   }

@@ -87,6 +87,7 @@ TEST(MtipReconstruct, FullLoopRunsMatching) {
   ro.generations = 2;
   ro.n_ref = 300;
   ro.phase.cycles = 3;
+  ro.phase_starts = 2;  // the loop is under test here, not phasing
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
   const auto rep = reconstruct(MPI_COMM_WORLD, ro);
@@ -111,6 +112,7 @@ TEST(MtipReconstruct, FullLoopSoftAssignment) {
   ro.n_ref = 300;
   ro.soft_k = 20;
   ro.phase.cycles = 3;
+  ro.phase_starts = 2;  // the loop is under test here, not phasing
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
   const auto rep = reconstruct(MPI_COMM_WORLD, ro);
@@ -144,6 +146,7 @@ TEST(MtipReconstruct, FullLoopConvergesFromRandomOrientations) {
   ro.generations = 8;
   ro.n_ref = 5000;  // M = 21: speckles of about 2 / 21 rad, 5000 references cover about 11 deg (20000: 7 deg; spacing goes as N^(-1/3))
   ro.phase.cycles = 3;
+  ro.phase_starts = 2;  // the loop is under test here, not phasing
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
   const char* seed = std::getenv("MTIP_TEST_SEED");
