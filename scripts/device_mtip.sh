@@ -8,9 +8,10 @@
 #   run       the size of the cuFINUFFT paper's M-TIP runs (2000 images of 128^2 per rank,
 #             M = 81, 1e4 references, one match, 20 CG steps, one phasing cycle): simulate,
 #             then reconstruct 2 generations on 1 rank (generation 2 matches, merges, phases);
-#             MTIP_RUNS picks the runs: "starts1" (one phasing start, as the runs before this
-#             issue) and "starts4" (the default four starts); the per-stage table of
-#             generation 2 is printed before/after-style against issue 14's figures
+#             MTIP_RUNS picks the runs: "continue" (--phase-continue: generation 2 phases once,
+#             from generation 1's density, as the runs before this issue) and "default" (four
+#             fresh starts and the continuation); the per-stage table of generation 2 is
+#             printed before/after-style against issue 14's figures
 #   demo      scripts/mtip_demo.sh (2 ranks on the GPU, M = 41, 2000 images of 48^2,
 #             10 generations) for each data seed of MTIP_SEEDS (default 11 12 13 14): density,
 #             intensity and orientation error per seed
@@ -78,11 +79,13 @@ if want run; then
     > "$LOG/synth.log" 2>&1
   summary+=("synth rc=$? in $(( $(date +%s) - start )) s")
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
-  for r in ${MTIP_RUNS:-starts1 starts4}; do
+  for r in ${MTIP_RUNS:-continue default}; do
     t0=$(date +%s)
+    extra=()
+    [ "$r" = continue ] && extra=(--phase-continue)
     timeout 240 mpirun -np 1 "$BUILD/apps/nufftmp-mtip" --input "$DATA/data.h5" \
       --output "$DATA/$r.h5" --generations 2 --n-ref 10000 --phase-cycles 1 --q-ramp 1 \
-      --match-iter 1 --cg-iter 20 --phase-starts "${r#starts}" > "$LOG/mtip_$r.log" 2>&1
+      --match-iter 1 --cg-iter 20 "${extra[@]}" > "$LOG/mtip_$r.log" 2>&1
     summary+=("mtip $r rc=$? in $(( $(date +%s) - t0 )) s")
     tail -3 "$LOG/mtip_$r.log"
   done

@@ -3,8 +3,8 @@
 
 1. Generation 2 at the size of the cuFINUFFT paper's M-TIP runs, per stage, before (issue 14's
    figures, one H200, commit 5a815a9 era: host phasing, CG vectors on the host, matcher rebuilt
-   per call) and after (mtip_starts1.log: one phasing start, as before; mtip_starts4.log: the
-   default four starts).
+   per call) and after (mtip_continue.log: generation 2 phases once, from generation 1's
+   density, as before; mtip_default.log: four fresh starts and the continuation).
 2. The GPU demo per data seed: final density / intensity correlation, orientation error, time.
 """
 import os
@@ -31,7 +31,7 @@ def generations(path):
 
 def stage_table():
     runs = {}
-    for name in ("starts1", "starts4"):
+    for name in ("continue", "default"):
         gens = generations(os.path.join(LOG, f"mtip_{name}.log"))
         if gens:
             g2 = [g for g in gens if g[0] == "2"]
