@@ -75,7 +75,7 @@ if want run; then
   mkdir -p "$DATA"
   start=$(date +%s)
   timeout 120 "$BUILD/apps/nufftmp-synth" --output "$DATA/data.h5" --M 81 --n-images 2000 \
-    --nx 128 --ny 128 --pixel-size 0.5e-3 --atoms 200 --fluence 100 --seed 3 \
+    --nx 128 --ny 128 --pixel-size 0.5e-3 --atoms 200 --fluence 100 --seed 3 --overwrite \
     > "$LOG/synth.log" 2>&1
   summary+=("synth rc=$? in $(( $(date +%s) - start )) s")
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
@@ -85,7 +85,7 @@ if want run; then
     [ "$r" = continue ] && extra=(--phase-continue)
     timeout 240 mpirun -np 1 "$BUILD/apps/nufftmp-mtip" --input "$DATA/data.h5" \
       --output "$DATA/$r.h5" --generations 2 --n-ref 10000 --phase-cycles 1 --q-ramp 1 \
-      --match-iter 1 --cg-iter 20 "${extra[@]}" > "$LOG/mtip_$r.log" 2>&1
+      --match-iter 1 --cg-iter 20 --overwrite "${extra[@]}" > "$LOG/mtip_$r.log" 2>&1
     summary+=("mtip $r rc=$? in $(( $(date +%s) - t0 )) s")
     tail -3 "$LOG/mtip_$r.log"
   done
@@ -94,7 +94,9 @@ fi
 if want demo; then
   for s in ${MTIP_SEEDS:-11 12 13 14}; do
     t0=$(date +%s)
-    BUILD_DIR="$ROOT/$BUILD" MTIP_DEMO_DIR="$LOG/demo$s" MTIP_DEMO_SEED=$s timeout 150 \
+    # The device has numpy, h5py and matplotlib (../shared/device.md): no venv to make there.
+    BUILD_DIR="$ROOT/$BUILD" MTIP_DEMO_DIR="$LOG/demo$s" MTIP_DEMO_SEED=$s \
+      NUFFTMP_PYTHON="${NUFFTMP_PYTHON:-python3}" timeout 150 \
       "$ROOT/scripts/mtip_demo.sh" > "$LOG/demo$s.log" 2>&1
     summary+=("demo seed $s rc=$? in $(( $(date +%s) - t0 )) s")
     rm -f "$LOG/demo$s"/*.h5  # the logs and the PNG come back, not the volumes

@@ -131,8 +131,6 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;
   std::vector<std::int64_t> gidx;  // global reference index of each gathered slice
-  // Bytes of every rank's weighted slices and norms in the step's all-gather.
-  std::vector<std::int64_t> slice_bytes(size), norm_bytes(size);
   MatchReport rep;
   for (std::int64_t step = 0; step < steps; ++step) {
     const std::int64_t r0 = mine_first + step * mopts.batch;
@@ -180,8 +178,6 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
           const std::int64_t q0 = first + step * mopts.batch;
           const std::int64_t nq = std::max<std::int64_t>(
               0, std::min(mopts.batch, first + dist::detail::share_count(nref, size, q) - q0));
-          slice_bytes[q] = nq * npix * static_cast<std::int64_t>(sizeof(float));
-          norm_bytes[q] = nq * static_cast<std::int64_t>(sizeof(double));
           for (std::int64_t r = 0; r < nq; ++r) gidx.push_back(q0 + r);
           nall += nq;
         }
@@ -198,8 +194,8 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     const float* Suse = Sw.data();
     const double* nuse = snorm.data();
     if (size > 1) {
-      dist::detail::allgather_bytes(*comm, Sw.data(), slice_bytes, Sall.data());
-      dist::detail::allgather_bytes(*comm, snorm.data(), norm_bytes, snorm_all.data());
+      dist::detail::allgather(*comm, Sw.data(), nb * npix, Sall.data());
+      dist::detail::allgather(*comm, snorm.data(), nb, snorm_all.data());
       Suse = Sall.data();
       nuse = snorm_all.data();
       rep.exchange_ms += ms_since(t0);

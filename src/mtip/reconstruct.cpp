@@ -21,7 +21,7 @@ std::vector<GenerationReport> Run<T>::generations() {
   co.device = ro_.nufft.gpu_device;
   ctx_ = std::make_unique<dist::Context>(comm_, co);
   read_inputs();
-  start_state();
+  if (!start_state()) return {};
   GenerationInputs gi;
   gi.M = in_.M;
   gi.images = in_.local.intensities.data();

@@ -1,6 +1,6 @@
 // The output of a generation (reconstruct_run.hpp): the result file and the checkpoint, each
-// written by rank 0 to "<path>.tmp" and renamed over the target (H5Writer), and the progress
-// line.
+// written by rank 0 atomically and durably (H5Writer) with the run's identity
+// (checkpoint_identity.hpp), and the progress line.
 #include "nufftmp/plan.hpp"
 #include "reconstruct_run.hpp"
 
@@ -10,8 +10,10 @@ namespace {
 template <typename T>
 void write_results(const std::string& path, std::int64_t M, const RunState<T>& s,
                    const std::vector<double>& all_orient, const GenerationReport& g,
-                   const std::vector<double>& truth, const std::vector<double>& aligned) {
+                   const std::vector<double>& truth, const std::vector<double>& aligned,
+                   const RunIdentity& id) {
   H5Writer w(path);
+  write_identity(w, id);
   const std::vector<std::int64_t> cube{M, M, M};
   w.write("density", cube, s.density.data());
   w.write("autocorrelation", cube, s.ac.data());
@@ -42,8 +44,9 @@ void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& a
   dist::detail::agreed(comm_, [&] {
     fault_point("write", rank_);
     if (rank_ != 0) return;
-    write_results(ro_.output, in_.M, st_, all_orient, g, in_.truth, aligned);
-    write_results(in_.checkpoint, in_.M, st_, all_orient, g, in_.truth, aligned);
+    // The checkpoint last: it never runs ahead of the results.
+    write_results(ro_.output, in_.M, st_, all_orient, g, in_.truth, aligned, in_.identity);
+    write_results(in_.checkpoint, in_.M, st_, all_orient, g, in_.truth, aligned, in_.identity);
   });
 }
 

@@ -23,9 +23,11 @@
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
 #include "fault_injection.hpp"
+#include "checkpoint_identity.hpp"
 #include "generation_engine.hpp"
 #include "nufftmp/dist.hpp"
 #include "nufftmp/mtip.hpp"
+#include "run_outputs.hpp"
 #include "stopwatch.hpp"
 
 namespace nufftmp::mtip::detail {
@@ -40,6 +42,8 @@ struct RunInputs {
   double scale = 0;
   std::string checkpoint;
   std::vector<double> qfrac;  // |q| of each pixel as a fraction of the largest
+  RunIdentity identity;       // rank 0's (the writer's): input and settings (checkpoint_identity)
+  RunOutputs outputs;         // rank 0: the result and checkpoint files, checked and locked
 };
 
 // What a generation hands to the next.
@@ -69,7 +73,8 @@ class Run {
   // reconstruct_setup.cpp
   void check_options() const;
   void read_inputs();
-  void start_state();
+  // False when a resumed run has nothing left to do.
+  bool start_state();
   // reconstruct_assign.cpp
   void match_stage(int gen, GenerationReport& g);
   void match_once(const std::vector<double>& model, const MatchOptions& mopts, MatchReport& mr,

@@ -2,9 +2,11 @@
 // rank, the input read (each rank its share of the images), the true model when the file has
 // one, and the start: a checkpoint (resume), the file's orientations, or random ones.
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <random>
 
+#include "input_warnings.hpp"
 #include "reconstruct_run.hpp"
 
 namespace nufftmp::mtip::detail {
@@ -36,6 +38,8 @@ void Run<T>::check_options() const {
     if (ro.match_iterations < 1)
       throw Error(ErrorCode::InvalidArgument,
                   "match iterations = " + std::to_string(ro.match_iterations) + " (>= 1)");
+    if (ro.resume && ro.overwrite)
+      throw Error(ErrorCode::InvalidArgument, "--resume and --overwrite exclude each other");
   });
 }
 
@@ -46,6 +50,11 @@ void Run<T>::read_inputs() {
   in_.M = ro_.M > 0 ? ro_.M : (info.has_volume ? info.volume_M : 33);
   check_options();
   const std::int64_t M = in_.M;
+  // Output and checkpoint checked and locked before any work (see run_outputs.hpp).
+  in_.checkpoint = ro_.checkpoint.empty() ? ro_.output + ".ckpt.h5" : ro_.checkpoint;
+  agreed(comm_, [&] {
+    if (rank_ == 0) in_.outputs = RunOutputs(ro_, in_.checkpoint);
+  });
   // True orientations, when the file has them, also serve to judge a reconstruction from
   // unknown ones (its frame is arbitrary: see the scores).
   in_.local =
@@ -61,7 +70,8 @@ void Run<T>::read_inputs() {
   in_.scale = reciprocal_scale(in_.local.positions);
   in_.npix = info.nx * info.ny;
   in_.nloc = in_.local.share.count;
-  in_.checkpoint = ro_.checkpoint.empty() ? ro_.output + ".ckpt.h5" : ro_.checkpoint;
+  warn_negative_intensities(comm_, ro_.input, in_.local, in_.npix);
+  if (rank_ == 0) in_.identity = run_identity(ro_, M, info, in_.local);
   say("mtip: %lld images of %lld x %lld on %d ranks, M = %lld, %s orientations, %s precision\n",
       (long long)info.n_images, (long long)info.ny, (long long)info.nx, size_, (long long)M,
       ro_.known_orientations ? "known" : "unknown", sizeof(T) == 4 ? "float" : "double");
@@ -80,15 +90,28 @@ void Run<T>::read_inputs() {
 }
 
 template <typename T>
-void Run<T>::start_state() {
+bool Run<T>::start_state() {
   const DataInfo& info = in_.info;
   const std::int64_t M = in_.M, nloc = in_.nloc, first = in_.local.share.first;
   const std::string& ckpt = in_.checkpoint;
   if (ro_.resume) {
+    // The checkpoint's identity first (rank 0, which wrote it): another data set's or other
+    // settings' checkpoint is refused for what it is, before any rank reads its contents.
     agreed(comm_, [&] {
       if (!std::ifstream(ckpt).good())
         throw Error(ErrorCode::IoFailure, "--resume: no checkpoint '" + ckpt + "'");
+      if (rank_ == 0) check_identity(ckpt, in_.identity);
+    });
+    agreed(comm_, [&] {
       st_.generation = static_cast<int>(read_attribute(ckpt, "generation"));
+      // Fewer generations than the checkpoint holds is a mistake (a typo, or the wrong
+      // checkpoint); as many is a finished run resubmitted: nothing to do, said so.
+      if (ro_.generations < st_.generation)
+        throw Error(ErrorCode::InvalidArgument,
+                    "--resume: checkpoint '" + ckpt + "' already holds generation " +
+                        std::to_string(st_.generation) + ", more than --generations " +
+                        std::to_string(ro_.generations) + " asks for (pass --generations " +
+                        std::to_string(st_.generation + 1) + " or more to continue)");
       std::vector<std::int64_t> d;
       st_.ac = read_dataset(ckpt, "autocorrelation", &d);
       if (d != std::vector<std::int64_t>{M, M, M})
@@ -104,6 +127,12 @@ void Run<T>::start_state() {
         st_.orientations.push_back({p[0], p[1], p[2], p[3]});
       }
     });
+    if (st_.generation == ro_.generations) {
+      if (rank_ == 0)
+        std::printf("mtip: nothing to do: checkpoint %s already holds generation %d of %d\n",
+                    ckpt.c_str(), st_.generation, ro_.generations);
+      return false;
+    }
     say("mtip: resuming after generation %d from %s\n", st_.generation, ckpt.c_str());
   } else if (ro_.known_orientations) {
     st_.orientations = in_.local.orientations;
@@ -115,12 +144,13 @@ void Run<T>::start_state() {
       if (i >= first && i < first + nloc) st_.orientations.push_back(q);
     }
   }
+  return true;
 }
 
 #define NUFFTMP_RUN_SETUP(T)                   \
   template void Run<T>::check_options() const; \
   template void Run<T>::read_inputs();         \
-  template void Run<T>::start_state();
+  template bool Run<T>::start_state();
 NUFFTMP_RUN_SETUP(float)
 NUFFTMP_RUN_SETUP(double)
 #undef NUFFTMP_RUN_SETUP

@@ -22,6 +22,7 @@ ReconstructOptions small_run(const std::string& base) {
   ro.merge.max_iter = 20;
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
+  ro.overwrite = true;  // every run of the test writes the same files
   return ro;
 }
 }  // namespace

@@ -1,6 +1,7 @@
 // The reconstruction loop end to end on 2 ranks: known orientations reach the ground truth,
 // results and checkpoint are written atomically, --resume continues after the last
 // generation, and the full loop (matching) runs.
+#include <glob.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -49,7 +50,11 @@ TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
   if (rank_of() == 0) {
     EXPECT_EQ(read_attribute(ro.output, "generation"), 1.0);
     EXPECT_EQ(read_attribute(ro.output + ".ckpt.h5", "generation"), 1.0);
-    EXPECT_FALSE(std::ifstream(ro.output + ".tmp").good());
+    // No temporary file ("<file>.tmp.<pid>...") or lock file left beside the results.
+    glob_t g{};
+    EXPECT_EQ(glob((ro.output + "*.tmp.*").c_str(), 0, nullptr, &g), GLOB_NOMATCH);
+    globfree(&g);
+    EXPECT_FALSE(std::ifstream(ro.output + ".lock").good());
     std::vector<std::int64_t> d;
     read_dataset(ro.output, "density", &d);
     EXPECT_EQ(d, (std::vector<std::int64_t>{21, 21, 21}));

@@ -57,7 +57,10 @@ struct ReconstructOptions {
   // it fails (Fourier error 0.3-0.4): its autocorrelation is then further from the data than
   // the merge, and matching against it never left random orientations on the CPU demo.
   bool match_phased = false;
+  // A fresh run refuses to replace an existing output or checkpoint unless overwrite is set;
+  // resume continues both (see README, "Outputs and checkpoints").
   bool resume = false;
+  bool overwrite = false;
   bool use_double = false;
   MergeOptions merge;
   PhaseOptions phase;
