@@ -15,7 +15,7 @@ if want build; then
   { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DNUFFTMP_MPI=${NUFFTMP_MPI:-OFF} -DNUFFTMP_HDF5=${NUFFTMP_HDF5:-OFF} \
     && cmake --build "$BUILD" -j "$JOBS" --target nufftmp nufftmp-bench test_cuda_accuracy \
-         test_cuda_behaviour; } > "$OUT/build.log" 2>&1
+         test_cuda_behaviour test_plan_rules_cuda; } > "$OUT/build.log" 2>&1
   echo "build rc=$? in $(( $(date +%s) - start )) s"; grep -E "error|FAILED" "$OUT/build.log" | head -20
 fi
 

@@ -8,11 +8,15 @@
 #   MTIP_DEMO_MODE=known scripts/mtip_demo.sh
 #                                        known orientations: merging + phasing only (seconds)
 # Knobs: BUILD_DIR (default <repo>/build), MTIP_DEMO_DIR (default $BUILD_DIR/mtip_demo),
-#        MTIP_NP (ranks, default 2), MTIP_GENERATIONS.
+#        MTIP_NP (ranks, default 2), MTIP_GENERATIONS, MTIP_DEMO_SEED (the simulated data
+#        set's seed, default 11), MTIP_ARGS (extra nufftmp-mtip flags), NUFFTMP_PYTHON (the
+#        interpreter of the plot; default: $BUILD_DIR/venv with numpy, h5py and matplotlib,
+#        made on first use).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+ROOT="$NUFFTMP_ROOT"
 OUT="${MTIP_DEMO_DIR:-$BUILD_DIR/mtip_demo}"
 NP="${MTIP_NP:-2}"
 MODE="${MTIP_DEMO_MODE:-full}"
@@ -43,7 +47,9 @@ else
 fi
 
 echo "==> simulating: ${size[*]} (engine: $([ "$gpu" = 1 ] && echo GPU || echo CPU))"
-"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed 11
+# --overwrite: the demo replaces its own files of an earlier run.
+"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed "${MTIP_DEMO_SEED:-11}" \
+  --overwrite
 
 if [ "$MODE" = full ]; then
   gens="${MTIP_GENERATIONS:-10}"
@@ -54,11 +60,20 @@ else
   mode_args=(--known-orientations)
   echo "==> reconstructing with known orientations: $gens generations, $NP ranks"
 fi
+# shellcheck disable=SC2086  # MTIP_ARGS is a list of words on purpose
 mpirun -np "$NP" --oversubscribe "$MTIP" --input "$OUT/data.h5" --output "$OUT/result.h5" \
-  --generations "$gens" "${mode_args[@]}" | tee "$OUT/mtip.log"
+  --generations "$gens" --overwrite "${mode_args[@]}" ${MTIP_ARGS:-} | tee "$OUT/mtip.log"
 
-if python3 "$ROOT/scripts/plot_mtip.py" "$OUT/result.h5" -o "$OUT/result.png" >/dev/null; then
-  echo "==> PNG of central slices: $OUT/result.png"
+# The plot needs numpy, h5py and matplotlib in the interpreter that runs it: the shared venv
+# has them (scripts/common.sh), whatever python3 is on PATH.
+png="$OUT/result.png"
+py="${NUFFTMP_PYTHON:-}"
+if [ -z "$py" ]; then py="$(nufftmp_python_venv numpy h5py matplotlib)" || py=""; fi
+rm -f "$png"
+if [ -n "$py" ] && "$py" "$ROOT/scripts/plot_mtip.py" "$OUT/result.h5" -o "$png" >/dev/null &&
+   [ -s "$png" ]; then
+  echo "==> PNG of central slices: $png"
 else
-  echo "==> no PNG (plot_mtip.py needs numpy, h5py, matplotlib); results in $OUT/result.h5"
+  echo "==> no PNG: plot_mtip.py needs a Python with numpy, h5py and matplotlib" \
+       "(${py:-none found}; set NUFFTMP_PYTHON); results in $OUT/result.h5"
 fi

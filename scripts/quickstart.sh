@@ -34,7 +34,6 @@ main_job() {
 }
 # ============================================================================================
 
-NUFFTMP_OPTIONAL_PKGS+=(python3-matplotlib)
 nufftmp_install_deps
 nufftmp_build
 main_job

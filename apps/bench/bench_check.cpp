@@ -9,7 +9,7 @@ namespace nufftmp::bench {
 std::int64_t default_check_samples(const BenchOptions& o, std::int64_t M) {
   if (o.check_samples > 0) return o.check_samples;
   // Each sampled output is one direct sum over M points (type 1) or prod(N) modes (type 2).
-  const double terms = static_cast<double>(o.type == 1 ? M : o.num_modes());
+  const double terms = static_cast<double>(o.type != 2 ? M : o.num_modes());
   const double n = terms > 0 ? 1e9 / terms : 1000.0;
   return static_cast<std::int64_t>(std::clamp(n, 100.0, 1000.0));
 }
@@ -21,6 +21,13 @@ double check_error(const BenchOptions& o, const BenchData<T>& d, int t, std::int
   const T* y = dim > 1 ? d.y.data() : nullptr;
   const T* z = dim > 2 ? d.z.data() : nullptr;
   const std::int64_t nmodes = o.num_modes();
+  if (o.type == 3) {
+    const auto idx = sample_indices(nmodes, nsamples, o.seed);
+    const auto exact = reference::type3<T>(dim, d.M, d.x.data(), y, z, d.c.data() + t * d.M,
+                                           o.isign, d.s.data(), dim > 1 ? d.t.data() : nullptr,
+                                           dim > 2 ? d.u.data() : nullptr, idx);
+    return reference::rel_l2_error<T>(exact, d.f.data() + t * nmodes, idx);
+  }
   if (o.type == 1) {
     const auto idx = sample_indices(nmodes, nsamples, o.seed);
     const auto exact = reference::type1<T>(dim, d.M, d.x.data(), y, z, d.c.data() + t * d.M,

@@ -81,11 +81,21 @@ BenchData<T> make_bench_data(const BenchOptions& o, std::int64_t M, std::uint64_
     }
     fill_uniform(*coords[k], lo, hi, seed, 1 + k);
   }
+  if (o.type == 3) {
+    // (N_i / 2)(u + a_i), u uniform in [-1, 1): the range of a type 1 of N_i modes, shifted.
+    const double shift[3] = {1.7, -0.5, 0.9};
+    std::vector<T>* targets[3] = {&d.s, &d.t, &d.u};
+    for (int k = 0; k < o.dim(); ++k) {
+      targets[k]->resize(static_cast<std::size_t>(o.num_modes()));
+      const double half = 0.5 * static_cast<double>(o.N[k]);
+      fill_uniform(*targets[k], half * (shift[k] - 1), half * (shift[k] + 1), seed, 4 + k);
+    }
+  }
   const auto nc = static_cast<std::size_t>(M) * o.ntransf;
   const auto nf = static_cast<std::size_t>(o.num_modes()) * o.ntransf;
   d.c.resize(nc);
   d.f.resize(nf);
-  if (o.type == 1) fill_complex(d.c, seed, 10);
+  if (o.type != 2) fill_complex(d.c, seed, 10);
   else fill_complex(d.f, seed, 11);
   return d;
 }

@@ -14,12 +14,14 @@ template <typename T>
 struct BenchData {
   std::int64_t M = 0;
   std::vector<T> x, y, z;           // y, z empty past dim
-  std::vector<std::complex<T>> c;   // ntransf * M   (type 1 input, type 2 output)
-  std::vector<std::complex<T>> f;   // ntransf * prod(N) (type 1 output, type 2 input)
+  std::vector<T> s, t, u;           // type 3: the prod(N) targets (t, u empty past dim)
+  std::vector<std::complex<T>> c;   // ntransf * M   (type 1/3 input, type 2 output)
+  std::vector<std::complex<T>> f;   // ntransf * prod(N) (type 1/3 output, type 2 input)
 };
 
 // Points: uniform in [-pi, pi)^d, or clustered: uniform in [0, 8h)^d with h = 2pi / (2 N_i),
 // i.e. an 8^d box of fine-grid cells at sigma = 2. Inputs: uniform in [-1, 1] + i[-1, 1].
+// Type 3 targets: see --type in the usage text (cuperftest's convention).
 // M and the sizes are given explicitly so a distributed run can generate a rank's share.
 template <typename T>
 BenchData<T> make_bench_data(const BenchOptions& o, std::int64_t M, std::uint64_t seed);

@@ -1,12 +1,10 @@
-// getopt_long parsing of the bench flags. Every value is validated here so that a typo gives a
-// message naming the flag, not a library error later.
+// getopt_long parsing of the bench flags through the apps' shared parser (common/flags.hpp):
+// every value is validated here so that a typo gives a message naming the flag, not a library
+// error later.
 #include "bench_options.hpp"
 
 #include <getopt.h>
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <sstream>
 
@@ -15,39 +13,17 @@ namespace nufftmp::bench {
 namespace {
 
 enum OptId {
-  kPrec = 256, kType, kN1, kN2, kN3, kM, kNtransf, kTol, kIsign, kMethod, kNruns, kSort,
+  kPrec = 256, kType, kN1, kN2, kN3, kM, kNtransf, kTol, kIsign, kMethod, kNruns, kPlanRuns,
+  kSort,
   kBackend, kDist, kCheck, kCheckSamples, kJson, kUpsampfac, kModeord, kSeed, kNthreads,
   kMaxbatch, kDebug, kScaling, kHelp
 };
 
-[[noreturn]] void bad(const std::string& flag, const std::string& value, const std::string& why) {
-  throw UsageError("--" + flag + " " + why + " (got '" + value + "')");
-}
-
-double to_double(const std::string& flag, const char* s) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    bad(flag, s, "expects a number");
-  return v;
-}
-
-// Sizes accept 1e6 and 16777216 alike; they must be whole numbers in [lo, hi].
-std::int64_t to_size(const std::string& flag, const char* s, std::int64_t lo, std::int64_t hi) {
-  const double v = to_double(flag, s);
-  if (v != std::floor(v)) bad(flag, s, "expects a whole number");
-  if (v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
-    std::ostringstream os;
-    os << "must be in [" << lo << ", " << hi << "]";
-    bad(flag, s, os.str());
-  }
-  return static_cast<std::int64_t>(v);
-}
-
-int to_int(const std::string& flag, const char* s, int lo, int hi) {
-  return static_cast<int>(to_size(flag, s, lo, hi));
-}
+using apps::bad_value;
+using apps::Interval;
+using apps::parse_int;
+using apps::parse_integer;
+using apps::parse_real;
 
 Method to_method(const char* s) {
   const std::string v = s;
@@ -56,7 +32,7 @@ Method to_method(const char* s) {
   if (v == "gm-sort" || v == "gmsort" || v == "2") return Method::GMSort;
   if (v == "sm" || v == "3") return Method::SM;
   if (v == "output" || v == "4") return Method::Output;
-  bad("method", v, "must be auto/0, gm/1, gm-sort/2, sm/3 or output/4");
+  bad_value("method", v, "must be auto/0, gm/1, gm-sort/2, sm/3 or output/4");
 }
 
 }  // namespace
@@ -97,17 +73,25 @@ const char* scaling_name(Scaling s) noexcept {
 std::string usage_text(const char* prog) {
   std::ostringstream os;
   os << "usage: " << prog << " [flags]\n"
-     << "Times one NUFFT configuration: plan, set_points, execute (warm-up + n_runs).\n\n"
+     << "Times one NUFFT configuration: the first plan and its set_points, execute\n"
+     << "(warm-up + n_runs), set_points again (n_runs), fresh plans with their set_points\n"
+     << "(plan_runs), and the host-array path on one more fresh plan.\n\n"
      << "  --prec f|d            precision (default f)\n"
-     << "  --type 1|2            transform type (default 1)\n"
-     << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1)\n"
+     << "  --type 1|2|3          transform type (default 1)\n"
+     << "  --N1 --N2 --N3 N      modes per dimension; dim = last N_i > 1 (default 1e6 1 1).\n"
+     << "                        Type 3: N1*N2*N3 targets at s_i = (N_i/2)(u + a_i), u in\n"
+     << "                        [-1, 1), a = (1.7, -0.5, 0.9): frequencies in the range of a\n"
+     << "                        type 1 of that size, off centre (cuperftest --type 3's)\n"
      << "  --M M                 number of points (default prod(2 N_i): density 1)\n"
      << "  --ntransf n           vectors per execute (default 1)\n"
      << "  --tol t               requested accuracy (default 1e-5)\n"
      << "  --isign +1|-1         sign of the exponent (default +1)\n"
      << "  --method m            auto/0, gm/1, gm-sort/2, sm/3, output/4 (default auto;\n"
      << "                        numbers are nufftmp::Method, not cuFINUFFT's)\n"
-     << "  --n_runs n            timed executes after one warm-up (default 10)\n"
+     << "  --n_runs n            timed executes after one warm-up, and repeated set_points\n"
+     << "                        on that plan (default 10)\n"
+     << "  --plan_runs n         fresh plans (each with its set_points) timed after the\n"
+     << "                        first plan (default: n_runs)\n"
      << "  --sort 0|1            bin-sort points in set_points (default 1)\n"
      << "  --backend b           cpu, cuda or auto (default auto: cuda when a GPU is seen)\n"
      << "  --dist d              uniform: [-pi,pi)^d; cluster: [0, 8h)^d, h = 2pi/(2N_i)\n"
@@ -140,6 +124,7 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
       {"isign", required_argument, nullptr, kIsign},
       {"method", required_argument, nullptr, kMethod},
       {"n_runs", required_argument, nullptr, kNruns},
+      {"plan_runs", required_argument, nullptr, kPlanRuns},
       {"sort", required_argument, nullptr, kSort},
       {"backend", required_argument, nullptr, kBackend},
       {"dist", required_argument, nullptr, kDist},
@@ -167,70 +152,65 @@ BenchOptions parse_bench_options(int argc, char** argv, bool& help) {
     switch (c) {
       case kPrec:
         if (v != "f" && v != "d" && v != "float" && v != "double")
-          bad("prec", v, "must be f or d");
+          bad_value("prec", v, "must be f or d");
         o.prec = v[0];
         break;
-      case kType: o.type = to_int("type", optarg, 1, 2); break;
-      case kN1: o.N[0] = to_size("N1", optarg, 1, kMaxSize); break;
-      case kN2: o.N[1] = to_size("N2", optarg, 1, kMaxSize); break;
-      case kN3: o.N[2] = to_size("N3", optarg, 1, kMaxSize); break;
-      case kM: o.M = to_size("M", optarg, 1, kMaxSize); break;
-      case kNtransf: o.ntransf = to_int("ntransf", optarg, 1, 1 << 20); break;
+      case kType: o.type = parse_int("type", optarg, 1, 3); break;
+      case kN1: o.N[0] = parse_integer("N1", optarg, 1, kMaxSize); break;
+      case kN2: o.N[1] = parse_integer("N2", optarg, 1, kMaxSize); break;
+      case kN3: o.N[2] = parse_integer("N3", optarg, 1, kMaxSize); break;
+      case kM: o.M = parse_integer("M", optarg, 1, kMaxSize); break;
+      case kNtransf: o.ntransf = parse_int("ntransf", optarg, 1, 1 << 20); break;
       case kTol:
-        o.tol = to_double("tol", optarg);
-        if (!(o.tol > 0 && o.tol < 1)) bad("tol", v, "must be in (0, 1)");
+        o.tol = parse_real("tol", optarg, Interval{0.0, 1.0, true, true});
         break;
       case kIsign: {
-        const int s = to_int("isign", optarg, -1, 1);
-        if (s == 0) bad("isign", v, "must be +1 or -1");
+        const int s = parse_int("isign", optarg, -1, 1);
+        if (s == 0) bad_value("isign", v, "must be +1 or -1");
         o.isign = s;
         break;
       }
       case kMethod: o.method = to_method(optarg); break;
-      case kNruns: o.n_runs = to_int("n_runs", optarg, 1, 1000000); break;
-      case kSort: o.sort = to_int("sort", optarg, 0, 1) == 1; break;
+      case kNruns: o.n_runs = parse_int("n_runs", optarg, 1, 1000000); break;
+      case kPlanRuns: o.plan_runs = parse_int("plan_runs", optarg, 1, 1000000); break;
+      case kSort: o.sort = parse_int("sort", optarg, 0, 1) == 1; break;
       case kBackend:
         if (v == "cpu") o.backend = Backend::Cpu;
         else if (v == "cuda" || v == "gpu") o.backend = Backend::Cuda;
         else if (v == "auto") o.backend = Backend::Auto;
-        else bad("backend", v, "must be cpu, cuda or auto");
+        else bad_value("backend", v, "must be cpu, cuda or auto");
         break;
       case kDist:
         if (v == "uniform") o.dist = PointDist::Uniform;
         else if (v == "cluster") o.dist = PointDist::Cluster;
-        else bad("dist", v, "must be uniform or cluster");
+        else bad_value("dist", v, "must be uniform or cluster");
         break;
       case kCheck: o.check = true; break;
-      case kCheckSamples: o.check_samples = to_size("check_samples", optarg, 1, kMaxSize); break;
+      case kCheckSamples: o.check_samples = parse_integer("check_samples", optarg, 1, kMaxSize); break;
       case kJson: o.json = true; break;
       case kUpsampfac:
-        o.upsampfac = to_double("upsampfac", optarg);
-        if (!(o.upsampfac >= 1.25 && o.upsampfac <= 2.0)) bad("upsampfac", v, "must be in [1.25, 2]");
+        o.upsampfac = parse_real("upsampfac", optarg, Interval{1.25, 2.0});
         break;
-      case kModeord: o.modeord = to_int("modeord", optarg, 0, 1); break;
+      case kModeord: o.modeord = parse_int("modeord", optarg, 0, 1); break;
       case kSeed:
         o.seed = static_cast<std::uint64_t>(
-            to_size("seed", optarg, 0, std::numeric_limits<std::int64_t>::max() / 2));
+            parse_integer("seed", optarg, 0, std::numeric_limits<std::int64_t>::max() / 2));
         break;
-      case kNthreads: o.nthreads = to_int("nthreads", optarg, 0, 1 << 16); break;
-      case kMaxbatch: o.maxbatchsize = to_int("maxbatchsize", optarg, 0, 1 << 20); break;
+      case kNthreads: o.nthreads = parse_int("nthreads", optarg, 0, 1 << 16); break;
+      case kMaxbatch: o.maxbatchsize = parse_int("maxbatchsize", optarg, 0, 1 << 20); break;
       case kScaling:
         if (v == "none") o.scaling = Scaling::None;
         else if (v == "weak") o.scaling = Scaling::Weak;
         else if (v == "strong") o.scaling = Scaling::Strong;
-        else bad("scaling", v, "must be none, weak or strong");
+        else bad_value("scaling", v, "must be none, weak or strong");
         break;
-      case kDebug: o.debug = to_int("debug", optarg, 0, 10); break;
+      case kDebug: o.debug = parse_int("debug", optarg, 0, 10); break;
       case 'h':
       case kHelp: help = true; return o;
-      case ':':
-        throw UsageError(std::string("flag ") + argv[optind - 1] + " needs a value");
-      default:
-        throw UsageError(std::string("unknown flag ") + argv[optind - 1] +
-                         " (see --help)");
+      default: apps::getopt_failure(c, argv);
     }
   }
-  if (optind < argc) throw UsageError(std::string("unexpected argument '") + argv[optind] + "'");
+  apps::reject_positionals(argc, argv);
   return o;
 }
 

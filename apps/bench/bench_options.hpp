@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
+#include "common/flags.hpp"
 #include "nufftmp/options.hpp"
 
 namespace nufftmp::bench {
@@ -24,6 +24,7 @@ struct BenchOptions {
   int isign = 1;
   Method method = Method::Auto;
   int n_runs = 10;
+  int plan_runs = 0;                 // fresh plans after the first, 0: n_runs
   bool sort = true;
   Backend backend = Backend::Auto;
   PointDist dist = PointDist::Uniform;
@@ -40,6 +41,7 @@ struct BenchOptions {
 
   // Dimension as perftest infers it: the last N_i > 1.
   int dim() const { return N[2] > 1 ? 3 : (N[1] > 1 ? 2 : 1); }
+  // Modes per vector; type 3: the number of targets.
   std::int64_t num_modes() const { return N[0] * N[1] * N[2]; }
   // M, with the density-1 default resolved.
   std::int64_t num_points() const;
@@ -48,10 +50,7 @@ struct BenchOptions {
 };
 
 // A bad command line: main prints the message and exits with status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using UsageError = apps::UsageError;
 
 // Parses argv (throws UsageError naming the flag and the value). Sets help = true and returns
 // early on --help / -h.

@@ -62,15 +62,26 @@ void print_table(const BenchResult& r, std::ostream& os) {
     std::snprintf(line, sizeof line, "  %-22s %12.4f %14.4g\n", name, ms, r.per_s(ms, batch));
     os << line;
   };
-  std::snprintf(line, sizeof line, "  %-22s %12.4f\n", "plan", r.plan_ms);
-  os << line;
-  row("set_points", r.setpts_ms, false);
+  auto plain = [&](const char* name, double ms) {
+    if (!std::isfinite(ms)) return;  // not measured (e.g. distributed runs)
+    std::snprintf(line, sizeof line, "  %-22s %12.4f\n", name, ms);
+    os << line;
+  };
+  auto maybe_row = [&](const char* name, double ms, bool batch) {
+    if (std::isfinite(ms)) row(name, ms, batch);
+  };
+  plain("plan (first)", r.plan_ms);
+  plain("plan (fresh)", r.plan_steady_ms);
+  row("set_points (fresh)", r.setpts_ms, false);
+  maybe_row("set_points (first)", r.setpts_first_ms, false);
+  maybe_row("set_points (again)", r.setpts_again_ms, false);
   row("execute (fastest)", r.exec_ms, true);
   row("execute (median)", r.exec_ms_median, true);
+  row("set_points + execute", r.setpts_exec_ms(), true);
   row("total", r.total_ms, true);
   row("total incl. transfers", r.total_host_ms, true);
   os << "  memory " << r.mem_bytes << " bytes (" << r.mem_bytes / 1048576.0 << " MiB), "
-     << r.n_runs << " timed runs\n";
+     << r.n_runs << " timed runs, " << r.plan_runs << " fresh plans\n";
   if (std::isfinite(r.rel_err)) {
     std::snprintf(line, sizeof line,
                   "  rel. l2 error vs direct sum: %.3e (%lld sampled outputs, tol %g)\n",
@@ -89,15 +100,21 @@ void print_json(const BenchResult& r, std::ostream& os) {
     << ",\"gpu\":" << json_string(r.gpu) << ",\"ranks\":" << r.ranks
     << ",\"scaling\":" << json_string(r.scaling) << ",\"w\":" << r.kernel_width
     << ",\"upsampfac\":" << json_number(r.upsampfac) << ",\"nf\":" << dims_json(r.nf, r.dim)
-    << ",\"n_runs\":" << r.n_runs << ",\"plan_ms\":" << json_number(r.plan_ms)
+    << ",\"n_runs\":" << r.n_runs << ",\"plan_runs\":" << r.plan_runs
+    << ",\"plan_ms\":" << json_number(r.plan_ms)
+    << ",\"plan_steady_ms\":" << json_number(r.plan_steady_ms)
     << ",\"setpts_ms\":" << json_number(r.setpts_ms)
+    << ",\"setpts_first_ms\":" << json_number(r.setpts_first_ms)
+    << ",\"setpts_again_ms\":" << json_number(r.setpts_again_ms)
     << ",\"exec_ms\":" << json_number(r.exec_ms)
     << ",\"exec_ms_median\":" << json_number(r.exec_ms_median)
+    << ",\"setpts_exec_ms\":" << json_number(r.setpts_exec_ms())
     << ",\"total_ms\":" << json_number(r.total_ms)
     << ",\"total_host_ms\":" << json_number(r.total_host_ms)
     << ",\"setpts_pts_per_s\":" << json_number(r.per_s(r.setpts_ms, false))
     << ",\"exec_pts_per_s\":" << json_number(r.per_s(r.exec_ms))
     << ",\"exec_median_pts_per_s\":" << json_number(r.per_s(r.exec_ms_median))
+    << ",\"setpts_exec_pts_per_s\":" << json_number(r.per_s(r.setpts_exec_ms()))
     << ",\"total_pts_per_s\":" << json_number(r.per_s(r.total_ms))
     << ",\"total_host_pts_per_s\":" << json_number(r.per_s(r.total_host_ms))
     << ",\"mem_bytes\":" << r.mem_bytes;

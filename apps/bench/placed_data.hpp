@@ -13,10 +13,13 @@ namespace nufftmp::bench {
 
 template <typename T>
 struct Placed {
-  std::unique_ptr<DeviceBuffer> x, y, z, c, f;
+  std::unique_ptr<DeviceBuffer> x, y, z, s, t, u, c, f;
   const T* px = nullptr;
   const T* py = nullptr;
   const T* pz = nullptr;
+  const T* ps = nullptr;  // type 3 targets
+  const T* pt = nullptr;
+  const T* pu = nullptr;
   std::complex<T>* pc = nullptr;  // type 1 input; type 2 output (contents irrelevant)
   std::complex<T>* pf = nullptr;
 };
@@ -39,6 +42,9 @@ Placed<T> place(BenchData<T>& d, bool device) {
   p.px = detail::put(d.x, device, p.x);
   p.py = detail::put(d.y, device, p.y);
   p.pz = detail::put(d.z, device, p.z);
+  p.ps = detail::put(d.s, device, p.s);
+  p.pt = detail::put(d.t, device, p.t);
+  p.pu = detail::put(d.u, device, p.u);
   p.pc = detail::put(d.c, device, p.c);
   p.pf = detail::put(d.f, device, p.f);
   return p;

@@ -267,6 +267,10 @@ int run_typed(const BenchOptions& o) {
 }  // namespace
 
 int run_distributed(const BenchOptions& opts, int, char**) {
+  if (opts.type == 3)
+    throw Error(ErrorCode::NotAvailable,
+                "nufftmp-bench: --type 3 runs on one device (the distributed benchmark times "
+                "types 1 and 2; DistPlan itself computes type 3)");
   return opts.prec == 'd' ? run_typed<double>(opts) : run_typed<float>(opts);
 }
 

@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <limits>
 #include <string>
 
+#include "common/flags.hpp"
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -40,7 +41,10 @@ void usage() {
       "                       'mask' marks them\n"
       "  --seed N             random seed (default 1)\n"
       "  --float              float NUFFT (default double)\n"
-      "  --cpu                force the CPU engine\n");
+      "  --cpu                force the CPU engine\n"
+      "  --overwrite          replace FILE when it exists (default: refuse)\n"
+      "Numbers are read whole (2e4 is 20000; 12abc, 1.5 for a count, nan are refused).\n"
+      "Exit status: 0 ok, 1 failed (message names the cause), 2 bad flags.\n");
 }
 
 template <typename T>
@@ -65,83 +69,145 @@ std::vector<float> simulate_images(const std::vector<double>& density, std::int6
   }
   return out;
 }
+
+struct SynthOptions {
+  std::string output, pdb, shape = "clusters";
+  std::int64_t M = 33, n_images = 200, atoms = 40;
+  Detector det;
+  double sigma = 1.0, fluence = 100;
+  std::uint64_t seed = 1;
+  bool use_float = false, overwrite = false, corrections = false;
+  std::string layout = "nufftmp";
+  std::int64_t panels = 1;
+  double beamstop = 0;
+  Options opts;
+  SynthOptions() {
+    det.nx = det.ny = 32;
+    det.pixel_size = 2e-3;
+    det.distance = 0.06;
+    det.wavelength = 2.0;
+  }
+};
+
+// Every flag parsed strictly (apps/common/flags.hpp): a bad value is a UsageError naming the
+// flag and the value (exit status 2).
+SynthOptions parse_options(int argc, char** argv, bool& help) {
+  using apps::parse_integer;
+  using apps::parse_real;
+  using apps::positive;
+  enum {
+    kOutput = 256, kM, kImages, kNx, kNy, kPixel, kDistance, kWavelength, kAtoms, kPdb, kShape,
+    kSigma, kFluence, kSeed, kFloat, kCpu, kOverwrite, kHelp, kLayout, kPanels, kCorrections,
+    kBeamstop
+  };
+  static const option longopts[] = {
+      {"output", required_argument, nullptr, kOutput}, {"M", required_argument, nullptr, kM},
+      {"n-images", required_argument, nullptr, kImages}, {"nx", required_argument, nullptr, kNx},
+      {"ny", required_argument, nullptr, kNy}, {"pixel-size", required_argument, nullptr, kPixel},
+      {"distance", required_argument, nullptr, kDistance},
+      {"wavelength", required_argument, nullptr, kWavelength},
+      {"atoms", required_argument, nullptr, kAtoms}, {"pdb", required_argument, nullptr, kPdb},
+      {"shape", required_argument, nullptr, kShape}, {"sigma", required_argument, nullptr, kSigma},
+      {"fluence", required_argument, nullptr, kFluence},
+      {"seed", required_argument, nullptr, kSeed},
+      {"float", no_argument, nullptr, kFloat}, {"cpu", no_argument, nullptr, kCpu},
+      {"overwrite", no_argument, nullptr, kOverwrite}, {"help", no_argument, nullptr, kHelp},
+      {"layout", required_argument, nullptr, kLayout},
+      {"panels", required_argument, nullptr, kPanels},
+      {"corrections", no_argument, nullptr, kCorrections},
+      {"beamstop", required_argument, nullptr, kBeamstop},
+      {nullptr, 0, nullptr, 0}};
+  constexpr std::int64_t kMaxCount = std::int64_t(1) << 40;
+  SynthOptions o;
+  help = false;
+  opterr = 0;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", longopts, nullptr)) != -1) {
+    switch (c) {
+      case kOutput:
+        if (!*optarg) apps::bad_value("output", optarg, "expects a file name");
+        o.output = optarg;
+        break;
+      case kM: o.M = parse_integer("M", optarg, 5, 1 << 16); break;
+      case kImages: o.n_images = parse_integer("n-images", optarg, 1, kMaxCount); break;
+      case kNx: o.det.nx = parse_integer("nx", optarg, 1, 1 << 20); break;
+      case kNy: o.det.ny = parse_integer("ny", optarg, 1, 1 << 20); break;
+      case kPixel: o.det.pixel_size = parse_real("pixel-size", optarg, positive()); break;
+      case kDistance: o.det.distance = parse_real("distance", optarg, positive()); break;
+      case kWavelength: o.det.wavelength = parse_real("wavelength", optarg, positive()); break;
+      case kAtoms: o.atoms = parse_integer("atoms", optarg, 1, kMaxCount); break;
+      case kPdb:
+        if (!*optarg) apps::bad_value("pdb", optarg, "expects a file name");
+        o.pdb = optarg;
+        break;
+      case kShape:
+        o.shape = apps::parse_choice("shape", optarg, {"clusters", "ball"}) == 0 ? "clusters"
+                                                                                  : "ball";
+        break;
+      case kSigma: o.sigma = parse_real("sigma", optarg, positive()); break;
+      case kFluence: o.fluence = parse_real("fluence", optarg, apps::non_negative()); break;
+      case kSeed:
+        o.seed = static_cast<std::uint64_t>(
+            parse_integer("seed", optarg, 0, std::numeric_limits<std::int64_t>::max()));
+        break;
+      case kFloat: o.use_float = true; break;
+      case kCpu: o.opts.backend = Backend::Cpu; break;
+      case kOverwrite: o.overwrite = true; break;
+      case kLayout:
+        o.layout = apps::parse_choice("layout", optarg, {"nufftmp", "spinifel"}) == 0
+                       ? "nufftmp"
+                       : "spinifel";
+        break;
+      case kPanels: o.panels = parse_integer("panels", optarg, 1, 1 << 20); break;
+      case kCorrections: o.corrections = true; break;
+      case kBeamstop: o.beamstop = parse_real("beamstop", optarg, apps::non_negative()); break;
+      case 'h':
+      case kHelp: help = true; return o;
+      default: apps::getopt_failure(c, argv);
+    }
+  }
+  apps::reject_positionals(argc, argv);
+  if (o.output.empty()) throw apps::UsageError("--output is required (see --help)");
+  if (o.det.ny % o.panels != 0 || (o.panels > 1 && o.layout != "spinifel"))
+    throw apps::UsageError("--panels " + std::to_string(o.panels) +
+                           " must divide --ny and needs --layout spinifel when above 1");
+  return o;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::string output, pdb, shape = "clusters";
-  std::int64_t M = 33, n_images = 200, atoms = 40;
-  Detector det;
-  det.nx = det.ny = 32;
-  det.pixel_size = 2e-3;
-  det.distance = 0.06;
-  det.wavelength = 2.0;
-  double sigma = 1.0, fluence = 100;
-  std::uint64_t seed = 1;
-  bool use_float = false, corrections = false;
-  std::string layout = "nufftmp";
-  std::int64_t panels = 1;
-  double beamstop = 0;
-  Options opts;
-  static const option longopts[] = {
-      {"output", required_argument, nullptr, 'o'}, {"M", required_argument, nullptr, 'M'},
-      {"n-images", required_argument, nullptr, 'n'}, {"nx", required_argument, nullptr, 'x'},
-      {"ny", required_argument, nullptr, 'y'}, {"pixel-size", required_argument, nullptr, 'p'},
-      {"distance", required_argument, nullptr, 'd'},
-      {"wavelength", required_argument, nullptr, 'w'}, {"atoms", required_argument, nullptr, 'a'},
-      {"pdb", required_argument, nullptr, 'P'}, {"shape", required_argument, nullptr, 'H'}, {"sigma", required_argument, nullptr, 's'},
-      {"fluence", required_argument, nullptr, 'f'}, {"seed", required_argument, nullptr, 'S'},
-      {"float", no_argument, nullptr, 'F'}, {"cpu", no_argument, nullptr, 'C'},
-      {"layout", required_argument, nullptr, 'L'}, {"panels", required_argument, nullptr, 'N'},
-      {"corrections", no_argument, nullptr, 'K'}, {"beamstop", required_argument, nullptr, 'B'},
-      {"help", no_argument, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
-  int c;
-  while ((c = getopt_long(argc, argv, "o:h", longopts, nullptr)) != -1) {
-    switch (c) {
-      case 'o': output = optarg; break;
-      case 'M': M = std::atoll(optarg); break;
-      case 'n': n_images = std::atoll(optarg); break;
-      case 'x': det.nx = std::atoll(optarg); break;
-      case 'y': det.ny = std::atoll(optarg); break;
-      case 'p': det.pixel_size = std::atof(optarg); break;
-      case 'd': det.distance = std::atof(optarg); break;
-      case 'w': det.wavelength = std::atof(optarg); break;
-      case 'a': atoms = std::atoll(optarg); break;
-      case 'P': pdb = optarg; break;
-      case 'H': shape = optarg; break;
-      case 's': sigma = std::atof(optarg); break;
-      case 'f': fluence = std::atof(optarg); break;
-      case 'S': seed = std::strtoull(optarg, nullptr, 10); break;
-      case 'F': use_float = true; break;
-      case 'C': opts.backend = Backend::Cpu; break;
-      case 'L': layout = optarg; break;
-      case 'N': panels = std::atoll(optarg); break;
-      case 'K': corrections = true; break;
-      case 'B': beamstop = std::atof(optarg); break;
-      case 'h': if (rank == 0) usage(); MPI_Finalize(); return 0;
-      default: if (rank == 0) usage(); MPI_Finalize(); return 2;
-    }
+  SynthOptions so;
+  const auto parse = [&](bool& help) { return parse_options(argc, argv, help); };
+  const int status = apps::parse_command_line("nufftmp-synth", rank == 0, parse, usage, so);
+  if (status >= 0) {
+    MPI_Finalize();
+    return status;
   }
+  const std::string& output = so.output;
+  const std::string& pdb = so.pdb;
+  const std::string& shape = so.shape;
+  const std::int64_t M = so.M, n_images = so.n_images, atoms = so.atoms;
+  const Detector& det = so.det;
+  const double sigma = so.sigma, fluence = so.fluence;
+  const std::uint64_t seed = so.seed;
+  const bool use_float = so.use_float, corrections = so.corrections;
+  const std::string& layout = so.layout;
+  const std::int64_t panels = so.panels;
+  const double beamstop = so.beamstop;
+  const Options& opts = so.opts;
   int rc = 0;
   if (rank == 0) {
     try {
-      if (output.empty()) throw Error(ErrorCode::InvalidArgument, "--output is required");
-      if (n_images < 1) throw Error(ErrorCode::InvalidArgument, "--n-images must be >= 1");
-      if (M < 5) throw Error(ErrorCode::InvalidArgument, "--M must be >= 5");
-      if (fluence < 0) throw Error(ErrorCode::InvalidArgument, "--fluence must be >= 0");
-      if (layout != "nufftmp" && layout != "spinifel")
-        throw Error(ErrorCode::InvalidArgument, "--layout " + layout + " (nufftmp or spinifel)");
-      if (panels < 1 || det.ny % panels != 0 || (panels > 1 && layout != "spinifel"))
-        throw Error(ErrorCode::InvalidArgument,
-                    "--panels " + std::to_string(panels) +
-                        " (>= 1, dividing --ny, more than 1 only with --layout spinifel)");
+      // The output first: a path that cannot be written (or an existing file without
+      // --overwrite) fails before the simulation, not after it.
+      H5Writer w(output, so.overwrite ? IfExists::Replace : IfExists::Refuse);
       const auto pos = pixel_positions_reciprocal(det);
       const double scale = reciprocal_scale(pos);
       const double dx = scale / (2 * 3.14159265358979323846);  // voxel, Angstrom
-      if (shape != "clusters" && shape != "ball")
-        throw Error(ErrorCode::InvalidArgument, "--shape " + shape + " (clusters or ball)");
       const Molecule mol = !pdb.empty()        ? pdb_molecule(pdb, dx, M, sigma)
                            : shape == "ball" ? random_molecule(atoms, M, sigma, seed)
                                              : clustered_molecule(atoms, M, sigma, seed);
@@ -178,15 +244,29 @@ int main(int argc, char** argv) {
           for (std::int64_t p = 0; p < npix; ++p)
             if (mask[p] == 0) images[i * npix + p] = 0;  // the stop's shadow
       }
+      // Intensities are |F|^2 >= 0: negatives are the NUFFT's rounding (the noiseless data
+      // keep 0 there, as the Poisson draw does); anything not finite is a failure.
       double mean = 0;
-      for (float v : images) mean += v;
+      std::int64_t negative = 0;
+      for (auto& v : images) {
+        if (!std::isfinite(v))
+          throw Error(ErrorCode::Internal, "simulated intensity is not finite (" +
+                                               std::to_string(v) + ")");
+        if (v < 0) ++negative, v = 0;
+        mean += v;
+      }
       mean /= static_cast<double>(images.size());
+      if (!(mean > 0))
+        throw Error(ErrorCode::InvalidArgument,
+                    "the simulated images are all zero (no atoms inside the volume?)");
+      if (negative > 0)
+        std::printf("nufftmp-synth: %lld slightly negative intensities (NUFFT rounding) set to 0\n",
+                    static_cast<long long>(negative));
       // Photon units: the mean pixel receives `fluence` photons (1 when noiseless).
       const double gain = (fluence > 0 ? fluence : 1.0) / mean;
       for (auto& v : images) v = static_cast<float>(v * gain);
       if (fluence > 0) add_poisson_noise(images, rng);
 
-      H5Writer w(output);
       const std::int64_t py = det.ny / panels;
       if (layout == "spinifel") {
         // skopi's sim_spinifel.py layout (io.hpp): s-vectors in 1/m, pixel-major components.

@@ -5,6 +5,11 @@
 //           or reduce to a root) with NCCL or MPI.
 //   type 2: the mode array (on the root, or on every rank) is broadcast; each rank evaluates
 //           its own targets; results stay local or are gathered to the root on request.
+//   type 3: each rank holds its own sources. Shared targets (the same on every rank): every
+//           rank sums its sources' part and the parts are summed as in type 1. Scattered
+//           targets (each rank its own): every rank gets all sources (coordinates at
+//           set_points, strengths at every execute) and computes its own targets' values.
+//           Either way every rank's plan is sized for the bounds of all ranks' points.
 //
 // Every collective is preceded by an agreement on status: an error on one rank (bad point,
 // out of memory, mismatched parameters) is thrown as the same nufftmp::Error on every rank.
@@ -16,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nufftmp/options.hpp"
@@ -71,6 +77,9 @@ class Context {
 
 enum class Reduction { AllReduce, Reduce };
 
+// Type 3: where the targets live (see the top of this file).
+enum class Type3Targets { Shared, Scattered };
+
 struct DistOptions {
   Reduction reduction = Reduction::AllReduce;  // type 1: result on every rank or on root only
   int root = 0;
@@ -84,7 +93,8 @@ struct DistOptions {
   // strengths (type 1) follow them and the values (type 2) come back to the caller's layout
   // on every execute, through host memory (with the CUDA engine: set_points_host and
   // execute_host only). The moves count as communication.
-  bool rebalance = false;
+  bool rebalance = false;  // types 1 and 2
+  Type3Targets targets = Type3Targets::Shared;  // type 3
 };
 
 // Timings of the last execute on this rank (milliseconds).
@@ -104,10 +114,18 @@ class DistPlan {
   // must agree on all ranks: a mismatch is Error(InvalidArgument) on every rank, naming the
   // parameter and the values. opts.backend must be Auto or the context's; on GPUs the local
   // plan runs on the context's device and stream (opts.gpu_device / cuda_stream are replaced).
+  // Warnings (opts.warnings) are printed by rank 0 only.
   DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& modes, int isign,
            int ntransf, double tol, const Options& opts = Options(),
            const DistOptions& dopts = DistOptions());
+  // Type 3: type = 3, dim = 1, 2 or 3 (a template for the reason given at Plan's).
+  template <typename Int, typename std::enable_if<std::is_integral<Int>::value, int>::type = 0>
+  DistPlan(Context& ctx, int type, Int dim, int isign, int ntransf, double tol,
+           const Options& opts = Options(), const DistOptions& dopts = DistOptions())
+      : DistPlan(Type3Tag{}, ctx, type, static_cast<long long>(dim), isign, ntransf, tol, opts,
+                 dopts) {}
   ~DistPlan();
+  // A moved-from DistPlan throws Error(InvalidArgument) from every call but destruction.
   DistPlan(DistPlan&&) noexcept;
   DistPlan& operator=(DistPlan&&) noexcept;
 
@@ -115,22 +133,36 @@ class DistPlan {
   void set_points(std::int64_t M_local, const T* x, const T* y = nullptr, const T* z = nullptr);
   void set_points_host(std::int64_t M_local, const T* x, const T* y = nullptr,
                        const T* z = nullptr);
+  // Type 3, collective: this rank's sources and the targets (Shared: the same N targets on
+  // every rank, checked through their count and ranges; Scattered: this rank's own).
+  void set_points(std::int64_t M_local, const T* x, const T* y, const T* z, std::int64_t N,
+                  const T* s, const T* t = nullptr, const T* u = nullptr);
+  void set_points_host(std::int64_t M_local, const T* x, const T* y, const T* z, std::int64_t N,
+                       const T* s, const T* t = nullptr, const T* u = nullptr);
   // Collective. c_local: ntransf * M_local; f: ntransf * prod(N) (type 1 output: meaningful on
   // every rank for AllReduce, on root for Reduce (other ranks keep their partial sums); type 2
   // input: read on root unless modes_on_all; other ranks may pass null, or an array that
   // receives the root's modes). Memory space of the plan (execute) or host (execute_host: on
   // GPUs through device copies kept by the plan, the collectives still on device buffers).
   // An error on any rank is thrown on every rank (RemoteFailure on those that did not fail).
+  // execute before set_points is Error(InvalidArgument) on every rank.
+  // Type 3: c_local as type 1; f: ntransf * N values at the targets (Shared: as type 1's f,
+  // summed on every rank or on the root; Scattered: this rank's targets, null when it has none).
   void execute(complex_type* c_local, complex_type* f);
   void execute_host(complex_type* c_local, complex_type* f);
 
   std::int64_t num_points_local() const;  // as passed to set_points (before any rebalance)
   std::int64_t num_points_total() const;
-  // The single-device plan of this rank (its ntransf is the reduce_batch step for type 1).
+  // The single-device plan of this rank (its ntransf is the reduce_batch step for type 1 and
+  // for type 3 with shared targets; with scattered targets it holds all ranks' sources).
   const Plan<T>& local_plan() const;
   DistTimings last_timings() const;
 
  private:
+  struct Type3Tag {};
+  DistPlan(Type3Tag, Context& ctx, int type, long long dim, int isign, int ntransf, double tol,
+           const Options& opts, const DistOptions& dopts);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -10,7 +10,7 @@ namespace nufftmp {
 
 enum class ErrorCode {
   InvalidArgument = 1,  // a parameter out of its range (size, tolerance, type, dim, null pointer)
-  BadPoints,            // a coordinate that is NaN, Inf or outside [-3pi, 3pi)
+  BadPoints,            // a coordinate that is NaN, Inf or outside [-3pi, 3pi] (plan.hpp)
   ToleranceTooSmall,    // tolerance below what the precision can reach
   OutOfMemory,          // host or device allocation failed
   NotAvailable,         // backend or feature not built in, or no device present

@@ -29,6 +29,16 @@ struct Options {
   int maxbatchsize = 0;     // vectors transformed together, 0 = choose
   bool sort = true;         // bin-sort points in set_points (CPU: always recommended)
   int debug = 0;            // >0 prints timings and choices to stderr
+  // Warnings on stderr when a parameter is adjusted (e.g. a tolerance below what the precision
+  // reaches is clamped). A DistPlan prints them once, on rank 0. false: silent.
+  bool warnings = true;
+  // Types 1/2: spread or interpolate only, no FFT and no deconvolution (FINUFFT's
+  // spreadinterponly). The "modes" are then the fine grid itself: N_i cells per axis (each at
+  // least twice the kernel width), cell g at x = 2 pi g / N_i, x fastest; type 1 adds
+  // c_j phi(g - x_j N / 2pi) (periodically, phi the kernel in cells, peak 1) into f, type 2 reads
+  // c_j = sum_g f[g] phi(...). The kernel follows from tol and upsampfac as usual; modeord has
+  // no effect.
+  bool spread_interp_only = false;
 
   // CUDA engine only.
   int gpu_device = -1;          // -1 = the current device of the calling thread

@@ -24,6 +24,14 @@ std::vector<std::complex<double>> type2(int dim, const T* x, const T* y, const T
                                         const std::int64_t N[3], int modeord,
                                         const std::vector<std::int64_t>& idx);
 
+// Type 3 at selected targets: out[i] = sum_j c[j] exp(isign i s_k . x_j), k = idx[i], for the
+// M sources (x, y, z) and the targets (s, t, u); arrays past dim may be null.
+template <typename T>
+std::vector<std::complex<double>> type3(int dim, std::int64_t M, const T* x, const T* y,
+                                        const T* z, const std::complex<T>* c, int isign,
+                                        const T* s, const T* t, const T* u,
+                                        const std::vector<std::int64_t>& idx);
+
 // Relative l2 error of approx[idx[i]] against exact[i].
 template <typename T>
 double rel_l2_error(const std::vector<std::complex<double>>& exact, const std::complex<T>* approx,

@@ -38,5 +38,7 @@ std::unique_ptr<Engine<T>> make_cpu_engine(const PlanConfig& cfg);
 template <typename T>
 std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg);
 int cuda_device_count_impl() noexcept;
+// CUDA builds: Error(NotAvailable) unless a device is visible (the check of every CUDA plan).
+void require_cuda_device();
 
 }  // namespace nufftmp::detail

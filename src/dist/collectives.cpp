@@ -1,10 +1,10 @@
 // Collectives on plain arrays for the layers above (see collectives.hpp).
 #include "collectives.hpp"
 
+#include "all_gather.hpp"
 #include "context_impl.hpp"
 #include "mpi_check.hpp"
 #include "partition.hpp"
-#include "scatter_gather.hpp"
 
 namespace nufftmp::dist::detail {
 
@@ -20,13 +20,34 @@ int comm_size(MPI_Comm comm) {
   return size;
 }
 
-void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n) {
+namespace {
+template <typename V>
+void allreduce_sum_of(MPI_Comm comm, V* v, std::int64_t n, std::int64_t max_piece,
+                      MPI_Datatype type) {
   std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n)) {
-    NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v + off, static_cast<int>(piece), MPI_DOUBLE,
-                                    MPI_SUM, comm));
+  for (auto piece : mpi_chunks(n, max_piece)) {
+    NUFFTMP_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, v + off, static_cast<int>(piece), type, MPI_SUM, comm));
     off += piece;
   }
+}
+template <typename V>
+void bcast_of(MPI_Comm comm, V* v, std::int64_t n, int root, std::int64_t max_piece,
+              MPI_Datatype type) {
+  std::int64_t off = 0;
+  for (auto piece : mpi_chunks(n, max_piece)) {
+    NUFFTMP_MPI_CHECK(MPI_Bcast(v + off, static_cast<int>(piece), type, root, comm));
+    off += piece;
+  }
+}
+}  // namespace
+
+void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece) {
+  allreduce_sum_of(comm, v, n, max_piece, MPI_DOUBLE);
+}
+
+void allreduce_sum(MPI_Comm comm, std::int64_t* v, std::int64_t n, std::int64_t max_piece) {
+  allreduce_sum_of(comm, v, n, max_piece, MPI_INT64_T);
 }
 
 bool all_true(MPI_Comm comm, bool mine) {
@@ -44,49 +65,30 @@ RankValue min_with_rank(MPI_Comm comm, double value) {
   return {best.value, best.rank};
 }
 
-void bcast(MPI_Comm comm, double* v, std::int64_t n, int root) {
-  std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n)) {
-    NUFFTMP_MPI_CHECK(MPI_Bcast(v + off, static_cast<int>(piece), MPI_DOUBLE, root, comm));
-    off += piece;
-  }
+void bcast(MPI_Comm comm, double* v, std::int64_t n, int root, std::int64_t max_piece) {
+  bcast_of(comm, v, n, root, max_piece, MPI_DOUBLE);
 }
 
-void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root) {
+void bcast(MPI_Comm comm, std::int64_t* v, std::int64_t n, int root, std::int64_t max_piece) {
+  bcast_of(comm, v, n, root, max_piece, MPI_INT64_T);
+}
+
+void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root, std::int64_t max_piece) {
   std::int64_t n = static_cast<std::int64_t>(v.size());
   NUFFTMP_MPI_CHECK(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm));
   v.resize(static_cast<std::size_t>(n));
-  bcast(comm, v.data(), n, root);
+  bcast(comm, v.data(), n, root, max_piece);
 }
 
-std::vector<std::int64_t> allgather_counts(MPI_Comm comm, std::int64_t n_local) {
-  std::vector<std::int64_t> n(static_cast<std::size_t>(comm_size(comm)));
-  NUFFTMP_MPI_CHECK(MPI_Allgather(&n_local, 1, MPI_INT64_T, n.data(), 1, MPI_INT64_T, comm));
-  return n;
+template <typename V>
+void allgather(MPI_Comm comm, const V* local, std::int64_t n_local, V* all,
+               std::int64_t max_piece) {
+  const AllGather ag(comm, n_local);
+  const auto cm = make_mpi_host_communicator(comm, max_piece);
+  ag.gather(*cm, local, all, scalar_of<V>(), 1);
 }
-
-void allgather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64_t>& bytes,
-                     void* out) {
-  const auto displs = displacements(bytes);
-  const std::int64_t total = displs.back();
-  char* o = static_cast<char*>(out);
-  const int rank = comm_rank(comm);
-  if (total <= kMaxMpiCount) {  // then every count and displacement fits an int too
-    std::vector<int> counts(bytes.begin(), bytes.end()), d(displs.begin(), displs.end() - 1);
-    NUFFTMP_MPI_CHECK(MPI_Allgatherv(local, counts[rank], MPI_BYTE, o, counts.data(), d.data(),
-                                     MPI_BYTE, comm));
-    return;
-  }
-  // Past 2^31 bytes: each rank's part is broadcast from it, in int-sized pieces.
-  if (bytes[rank] > 0) std::memcpy(o + displs[rank], local, static_cast<std::size_t>(bytes[rank]));
-  for (int r = 0; r < static_cast<int>(bytes.size()); ++r) {
-    std::int64_t off = displs[r];
-    for (auto piece : mpi_chunks(bytes[r])) {
-      NUFFTMP_MPI_CHECK(MPI_Bcast(o + off, static_cast<int>(piece), MPI_BYTE, r, comm));
-      off += piece;
-    }
-  }
-}
+template void allgather(MPI_Comm, const float*, std::int64_t, float*, std::int64_t);
+template void allgather(MPI_Comm, const double*, std::int64_t, double*, std::int64_t);
 
 namespace {
 Communicator& communicator(const Context& ctx, MemorySpace space) {

@@ -12,19 +12,25 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "nufftmp/dist.hpp"
 #include "nufftmp/plan.hpp"
+#include "scatter_gather.hpp"
 
 namespace nufftmp::dist::detail {
 
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
 
-// In-place sum over the ranks of n doubles.
-void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n);
+// max_piece: the largest count handed to one MPI call (INT_MAX; smaller values only in tests,
+// to exercise the 64-bit chunking).
+constexpr std::int64_t kMaxPiece = kMaxMpiCount;
+
+// In-place sum over the ranks of n doubles (or 64-bit integers).
+void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece = kMaxPiece);
+void allreduce_sum(MPI_Comm comm, std::int64_t* v, std::int64_t n,
+                   std::int64_t max_piece = kMaxPiece);
 // True when `mine` is true on every rank.
 bool all_true(MPI_Comm comm, bool mine);
 // The lowest `value` of all ranks and the lowest rank holding it (MPI_MINLOC).
@@ -33,43 +39,26 @@ struct RankValue {
   int rank = 0;
 };
 RankValue min_with_rank(MPI_Comm comm, double value);
-// Root's n doubles to every rank.
-void bcast(MPI_Comm comm, double* v, std::int64_t n, int root);
+// Root's n doubles (or 64-bit integers) to every rank.
+void bcast(MPI_Comm comm, double* v, std::int64_t n, int root,
+           std::int64_t max_piece = kMaxPiece);
+void bcast(MPI_Comm comm, std::int64_t* v, std::int64_t n, int root,
+           std::int64_t max_piece = kMaxPiece);
 // Root's vector, its size included, to every rank (the others' vectors are resized).
-void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root);
+void bcast_vector(MPI_Comm comm, std::vector<double>& v, int root,
+                  std::int64_t max_piece = kMaxPiece);
 
-// Every rank's bytes[r] bytes, in rank order, into `out` on every rank (bytes known on every
-// rank; out holds their sum).
-void allgather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64_t>& bytes,
-                     void* out);
-// Every rank's n_local values of a trivially copyable V, in rank order, on every rank.
-// counts (when given) receives each rank's n_local.
+// Every rank's n_local values (float or double), in rank order, into `all` on every rank:
+// the distributed layer's AllGather (all_gather.hpp) over MPI on host memory. `all` holds the
+// sum of every rank's n_local; the caller allocates it (under a status agreement where that
+// can fail on one rank).
 template <typename V>
-std::vector<V> allgather(MPI_Comm comm, const V* local, std::int64_t n_local,
-                         std::vector<std::int64_t>* counts = nullptr);
+void allgather(MPI_Comm comm, const V* local, std::int64_t n_local, V* all,
+               std::int64_t max_piece = kMaxPiece);
 
 // Over the context's communicators, in `space` (see the header comment).
 void allreduce_sum(const Context& ctx, double* v, std::int64_t n, MemorySpace space);
 void allreduce_sum(const Context& ctx, float* v, std::int64_t n, MemorySpace space);
 void bcast(const Context& ctx, double* v, std::int64_t n, int root, MemorySpace space);
-
-// ------------------------------------------------------------------------------ inline part
-std::vector<std::int64_t> allgather_counts(MPI_Comm comm, std::int64_t n_local);
-
-template <typename V>
-std::vector<V> allgather(MPI_Comm comm, const V* local, std::int64_t n_local,
-                         std::vector<std::int64_t>* counts) {
-  std::vector<std::int64_t> n = allgather_counts(comm, n_local);
-  std::vector<std::int64_t> bytes(n.size());
-  std::int64_t total = 0;
-  for (std::size_t r = 0; r < n.size(); ++r) {
-    bytes[r] = n[r] * static_cast<std::int64_t>(sizeof(V));
-    total += n[r];
-  }
-  std::vector<V> all(static_cast<std::size_t>(total));
-  allgather_bytes(comm, local, bytes, all.data());
-  if (counts) *counts = std::move(n);
-  return all;
-}
 
 }  // namespace nufftmp::dist::detail

@@ -1,15 +1,18 @@
 // HDF5 results and single data sets through the serial C library (the input's layouts and
-// each rank's share of the images: data_layout.cpp). All writes go through one process, to
-// "<path>.tmp" first and renamed over the target on commit, so a killed job never leaves a
-// torn file.
+// each rank's share of the images: data_layout.cpp). All writes go through one process, to a
+// temporary file renamed over the target on commit (detail::DurableReplacement: unique name,
+// fsync before and after the rename), so a killed job or a crashed node never leaves a torn
+// file.
 #include "h5_handle.hpp"
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "durable_replace.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {
@@ -61,25 +64,66 @@ double read_attribute(const std::string& path, const std::string& name) {
   return v;
 }
 
+bool has_attribute(const std::string& path, const std::string& name) {
+  Handle f = open_file(path);
+  return H5Aexists(f.get(), name.c_str()) > 0;
+}
+
+std::string read_string_attribute(const std::string& path, const std::string& name) {
+  Handle f = open_file(path);
+  if (H5Aexists(f.get(), name.c_str()) <= 0)
+    io_fail("'" + path + "': attribute '" + name + "' is missing");
+  Handle a(H5Aopen(f.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+  if (!a.ok()) io_fail("'" + path + "': cannot open attribute '" + name + "'");
+  Handle type(H5Aget_type(a.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_STRING)
+    io_fail("'" + path + "': attribute '" + name + "' is not a string");
+  if (H5Tis_variable_str(type.get()) > 0) {  // as h5py writes them
+    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    char* p = nullptr;
+    if (H5Aread(a.get(), mem.get(), &p) < 0 || !p)
+      io_fail("'" + path + "': cannot read attribute '" + name + "'");
+    std::string v(p);
+    H5free_memory(p);
+    return v;
+  }
+  const std::size_t n = H5Tget_size(type.get());
+  std::string v(n, '\0');
+  if (n > 0 && H5Aread(a.get(), type.get(), v.data()) < 0)
+    io_fail("'" + path + "': cannot read attribute '" + name + "'");
+  v.resize(std::strlen(v.c_str()));  // fixed-length strings carry their terminator or padding
+  return v;
+}
+
 // ---- the atomic writer
 
 struct H5Writer::Impl {
-  std::string path, tmp;
+  explicit Impl(const std::string& path) : replacement(path), tmp(replacement.temp_path()) {}
+  detail::DurableReplacement replacement;  // removes the temporary file unless committed
+  std::string tmp;
   hid_t file = -1;
-  bool committed = false;
 };
 
-H5Writer::H5Writer(const std::string& path) : impl_(std::make_unique<Impl>()) {
+namespace {
+// The replacement of an existing file only when the caller allows it.
+const std::string& allowed(const std::string& path, IfExists if_exists) {
+  if (if_exists == IfExists::Refuse && detail::resolve_replace_target(path).exists)
+    io_fail("'" + path + "' exists: refusing to replace it");
+  return path;
+}
+}  // namespace
+
+H5Writer::H5Writer(const std::string& path, IfExists if_exists)
+    : impl_(std::make_unique<Impl>(allowed(path, if_exists))) {
   h5::quiet();
-  impl_->path = path;
-  impl_->tmp = path + ".tmp";
+  // The temporary file exists (created exclusively, empty): HDF5 takes it over.
   impl_->file = H5Fcreate(impl_->tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (impl_->file < 0) io_fail("cannot create HDF5 file '" + impl_->tmp + "'");
 }
 
 H5Writer::~H5Writer() {
   if (impl_ && impl_->file >= 0) H5Fclose(impl_->file);
-  if (impl_ && !impl_->committed) std::remove(impl_->tmp.c_str());
 }
 
 namespace {
@@ -137,16 +181,11 @@ void H5Writer::write_attribute(const std::string& name, const std::string& value
 }
 
 void H5Writer::commit() {
-  if (impl_->committed) return;
-  if (H5Fclose(impl_->file) < 0) {
-    impl_->file = -1;
-    io_fail("closing '" + impl_->tmp + "' failed");
-  }
+  if (impl_->file < 0) return;  // committed already
+  const herr_t rc = H5Fclose(impl_->file);
   impl_->file = -1;
-  // rename() within one directory is atomic on POSIX file systems.
-  if (std::rename(impl_->tmp.c_str(), impl_->path.c_str()) != 0)
-    io_fail("cannot rename '" + impl_->tmp + "' to '" + impl_->path + "'");
-  impl_->committed = true;
+  if (rc < 0) io_fail("closing '" + impl_->tmp + "' failed");
+  impl_->replacement.commit();
 }
 
 }  // namespace nufftmp::mtip

@@ -8,7 +8,6 @@
 // type 2 NUFFT per batch. Pixel weights (a mask) enter as ||W^1/2 (b - s)||^2: the slices
 // are weighted once per batch, so the product itself is unchanged.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -18,21 +17,18 @@
 #include "dist/collectives.hpp"
 #include "dist/partition.hpp"
 #include "gpu/match_gpu.hpp"
+#include "fault_injection.hpp"
 #include "match_kernel.hpp"
+#include "match_setup.hpp"
 #include "nufftmp/mtip.hpp"
+#include "nufft_tolerance.hpp"
+#include "stopwatch.hpp"
 
 namespace nufftmp::mtip {
 
 using dist::detail::agreed;
 
-namespace {
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-
-// Checks shared by both entry points (the same on every rank: options and geometry agree).
+namespace detail {
 void check_match_args(const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                       const MatchOptions& mopts) {
   if (refs.empty()) throw Error(ErrorCode::InvalidArgument, "matching: no reference orientations");
@@ -52,11 +48,11 @@ void check_match_args(const std::vector<Quaternion>& refs, const std::vector<dou
                 "matching: poisson_floor = " + std::to_string(mopts.poisson_floor) + " (> 0)");
 }
 
-// The pixel weights in use: the user's, times 1 / mean intensity with poisson_weights (the
-// mean over every rank's images; pixels darker than 1e-3 of the brightest mean are clamped
-// there, so empty pixels do not dominate).
-std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, const float* images,
-                           std::int64_t n_images, std::int64_t npix) {
+// Pixels darker than 1e-3 of the brightest mean are clamped there, so empty pixels do not
+// dominate the Poisson weights.
+std::vector<float> match_pixel_weights(const MPI_Comm* comm, const MatchOptions& mopts,
+                                       const float* images, std::int64_t n_images,
+                                       std::int64_t npix) {
   if (!mopts.poisson_weights) return mopts.pixel_weights;
   std::vector<double> sum(static_cast<std::size_t>(npix + 1), 0.0);
   for (std::int64_t i = 0; i < n_images; ++i)
@@ -74,6 +70,15 @@ std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, cons
   }
   return w;
 }
+
+}  // namespace detail
+
+using detail::check_match_args;
+using detail::Clock;
+using detail::match_pixel_weights;
+using detail::ms_since;
+
+namespace {
 
 // What the Poisson cost needs besides the slices: the photons of each image on its exposed
 // pixels (for the fitted scale) and the slices' floor, poisson_floor times the data's mean
@@ -109,8 +114,9 @@ PoissonTerms poisson_terms(const MPI_Comm* comm, const MatchOptions& mopts, cons
 // every reference while slicing only its share.
 //
 // Why move slices and not images: slicing is the redundant part (every rank slicing all
-// references costs nref * npix type 2 points per rank: 1.1 s on an H200 GPU for 1e4 x 128^2,
-// about 30 s on 16 CPU cores at 5e6 points/s), while the all-gather moves nref * npix * 4
+// references costs nref * npix type 2 points per rank: about 30 s on 16 CPU cores at 5e6
+// points/s for 1e4 x 128^2; on GPUs, ~0.05 s, every rank slices every reference instead:
+// gpu/matcher_gpu.hpp), while the all-gather moves nref * npix * 4
 // bytes into each rank (655 MB for 1e4 x 128^2: ~0.1 s over shared memory at 5-10 GB/s).
 // Circulating the images instead would move ni_total * npix (less when images are fewer than
 // references, as in this test case) but needs every rank to keep all its reference slices
@@ -135,8 +141,8 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   if (!poisson && detail::match_on_gpu(comm, opts))
     return detail::match_top_k_gpu<T>(
         comm, model, M, refs, positions, scale, images, n_images, std::min(k, nref),
-        weights(comm, mopts, images, n_images, npix), mopts, opts, report);
-  const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
+        match_pixel_weights(comm, mopts, images, n_images, npix), mopts, opts, report);
+  const double tol = detail::nufft_tolerance(mopts.nufft_tol, sizeof(T) == 4);
   std::unique_ptr<Slicer<T>> slicer;
   const auto make_slicer = [&] { slicer = std::make_unique<Slicer<T>>(M, tol, opts); };
   if (comm) agreed(*comm, make_slicer);
@@ -153,15 +159,13 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
   top.index.assign(static_cast<std::size_t>(n_images * k), -1);
   top.cost.assign(static_cast<std::size_t>(n_images * k), std::numeric_limits<double>::infinity());
   const std::vector<float> w =
-      poisson ? mopts.pixel_weights : weights(comm, mopts, images, n_images, npix);
+      poisson ? mopts.pixel_weights : match_pixel_weights(comm, mopts, images, n_images, npix);
   const PoissonTerms pt = poisson ? poisson_terms(comm, mopts, images, n_images, npix)
                                   : PoissonTerms{};
   std::vector<T> x, y, z, S;
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;
   std::vector<std::int64_t> gidx;  // global reference index of each gathered slice
-  // Bytes of every rank's weighted slices and norms in the step's all-gather.
-  std::vector<std::int64_t> slice_bytes(size), norm_bytes(size);
   MatchReport rep;
   for (std::int64_t step = 0; step < steps; ++step) {
     const std::int64_t r0 = mine_first + step * mopts.batch;
@@ -174,6 +178,7 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     std::int64_t nall = nb;
     double slicing_ms = 0, local_ms = 0;
     const auto local_batch = [&] {
+      detail::fault_point("match", rank);
       auto t = Clock::now();
       if (nb > 0) {
         x.resize(static_cast<std::size_t>(nb * npix));
@@ -218,8 +223,6 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
           const std::int64_t q0 = first + step * mopts.batch;
           const std::int64_t nq = std::max<std::int64_t>(
               0, std::min(mopts.batch, first + dist::detail::share_count(nref, size, q) - q0));
-          slice_bytes[q] = nq * npix * static_cast<std::int64_t>(sizeof(float));
-          norm_bytes[q] = nq * static_cast<std::int64_t>(sizeof(double));
           for (std::int64_t r = 0; r < nq; ++r) gidx.push_back(q0 + r);
           nall += nq;
         }
@@ -236,8 +239,8 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     const float* Suse = Sw.data();
     const double* nuse = snorm.data();
     if (size > 1) {
-      dist::detail::allgather_bytes(*comm, Sw.data(), slice_bytes, Sall.data());
-      dist::detail::allgather_bytes(*comm, snorm.data(), norm_bytes, snorm_all.data());
+      dist::detail::allgather(*comm, Sw.data(), nb * npix, Sall.data());
+      dist::detail::allgather(*comm, snorm.data(), nb, snorm_all.data());
       Suse = Sall.data();
       nuse = snorm_all.data();
       rep.exchange_ms += ms_since(t0);

@@ -21,15 +21,30 @@ std::vector<GenerationReport> Run<T>::generations() {
   co.device = ro_.nufft.gpu_device;
   ctx_ = std::make_unique<dist::Context>(comm_, co);
   read_inputs();
-  start_state();
-  const std::size_t n = static_cast<std::size_t>(in_.nloc * in_.npix);
-  data_.assign(in_.ls_images(), in_.ls_images() + n);
-  x_.resize(n), y_.resize(n), z_.resize(n);
+  if (!start_state()) return {};
+  GenerationInputs gi;
+  gi.M = in_.M;
+  gi.images = in_.ls_images();
+  gi.counts = in_.local.intensities.data();
+  gi.n_images = in_.nloc;
+  gi.positions = &in_.local.positions;
+  gi.pixel_weights = &in_.correction;
+  gi.scale = in_.scale;
+  gi.ro = &ro_;
+  gi.merge = &merge_opts_;
+  engine_ = ctx_->backend() == Backend::Cuda ? make_gpu_generation_engine<T>(*ctx_, gi)
+                                             : make_host_generation_engine<T>(*ctx_, gi);
+  // The convention check merges on the engine (half sets at the orientations as read and
+  // conjugated).
+  if (ro_.known_orientations) check_convention();
 
   std::vector<GenerationReport> reports;
   for (int gen = st_.generation + 1; gen <= ro_.generations; ++gen) {
+    const auto t0 = Clock::now();
+    set_fault_generation(gen);
     GenerationReport g;
     g.generation = gen;
+    g.engine = engine_->backend();
     merge_nufft_ms_ = 0;
     capped_ = merges_ = 0;
     capped_residual_ = 0;
@@ -57,6 +72,7 @@ std::vector<GenerationReport> Run<T>::generations() {
     std::vector<double> aligned;
     score_stage(g, all_orient, aligned);
     write_stage(g, all_orient, aligned);
+    g.total_ms = ms_since(t0);
     report_line(g);
     reports.push_back(g);
   }

@@ -58,14 +58,10 @@ void Run<T>::match_stage(int gen, GenerationReport& g) {
 template <typename T>
 void Run<T>::match_once(const std::vector<double>& model, const MatchOptions& mopts,
                         MatchReport& mr, int gen) {
-  // References split across the ranks (each slices its share; see matching.cpp). The Poisson
-  // likelihood reads the counts as they are, least squares the corrected data.
-  const bool poisson = mopts.likelihood == MatchOptions::Likelihood::Poisson;
-  const float* images = poisson ? in_.local.intensities.data() : in_.ls_images();
-  const TopMatches top = match_top_k<T>(comm_, model, in_.M, refs_, in_.local.positions,
-                                        in_.scale, images, in_.nloc,
-                                        std::max<std::int64_t>(1, ro_.soft_k), mopts, ro_.nufft,
-                                        &mr);
+  // The engine reads the counts as they are for the Poisson likelihood, the corrected data for
+  // least squares.
+  const TopMatches top =
+      engine_->match(model, refs_, std::max<std::int64_t>(1, ro_.soft_k), mopts, mr);
   for (std::int64_t i = 0; i < in_.nloc; ++i) st_.orientations[i] = refs_[top.index[i * top.k]];
   st_.soft = top.k > 1;
   if (st_.soft) soft_assignment(top, gen);
@@ -146,7 +142,7 @@ void Run<T>::merge_stage(GenerationReport& g) {
   g.cg_residual = last_merge_.residual;
 }
 
-// One merge of every rank's images at their current orientations into st_.ac.
+// One merge of every rank's images at their current orientations into st_.ac (from zero).
 template <typename T>
 void Run<T>::merge_now() {
   std::vector<double> ac;
@@ -155,71 +151,53 @@ void Run<T>::merge_now() {
   st_.ac = std::move(ac);
 }
 
+// On the run's engine, whose merges weigh every pixel by C_p (generation_engine.hpp).
 template <typename T>
 MergeReport Run<T>::merge_images(ImageSet which, std::vector<double>& ac) {
-  const std::int64_t npix = in_.npix, nloc = in_.nloc;
-  const bool corr = !in_.correction.empty();
-  MergeOptions mo = merge_opts_;
-  if (which != ImageSet::All) mo.tol = std::max(mo.tol, ro_.half_set_tol);
-  Merger<T> merger(*ctx_, in_.M, mo, ro_.nufft);
+  const std::int64_t npix = in_.npix;
+  const double tol =
+      which == ImageSet::All ? merge_opts_.tol : std::max(merge_opts_.tol, ro_.half_set_tol);
   MergeReport rep;
   if (st_.soft) {
     // One slice per used reference, its pixels weighted by W_r C_p (see the EM form above).
     std::vector<std::int64_t> used;
-    std::vector<double> W(static_cast<std::size_t>(st_.n_soft));
+    std::vector<double> W;
     for (std::int64_t r = 0; r < st_.n_soft; ++r) {
-      W[r] = which == ImageSet::HalfB ? 0.0 : st_.soft_weight[0][r];
-      if (which != ImageSet::HalfA) W[r] += st_.soft_weight[1][r];
-      if (W[r] > 0) used.push_back(r);
+      double w = which == ImageSet::HalfB ? 0.0 : st_.soft_weight[0][r];
+      if (which != ImageSet::HalfA) w += st_.soft_weight[1][r];
+      if (w > 0) used.push_back(r), W.push_back(w);
     }
-    const std::int64_t nu = static_cast<std::int64_t>(used.size()), n = nu * npix;
+    const std::int64_t nu = static_cast<std::int64_t>(used.size());
     std::vector<Quaternion> orient(static_cast<std::size_t>(nu));
-    for (std::int64_t u = 0; u < nu; ++u) orient[u] = st_.soft_orient[used[u]];
-    std::vector<T> xs(n), ys(n), zs(n), ws(n), ds(n);
-    slice_points(in_.local.positions, orient.data(), nu, in_.scale, xs.data(), ys.data(),
-                 zs.data());
+    std::vector<T> ds(static_cast<std::size_t>(nu * npix));
     for (std::int64_t u = 0; u < nu; ++u) {
       const std::int64_t r = used[u];
+      orient[u] = st_.soft_orient[r];
       const double* a = st_.soft_sum[0].data() + r * npix;
       const double* b = st_.soft_sum[1].data() + r * npix;
       for (std::int64_t p = 0; p < npix; ++p) {
         const double sum = (which == ImageSet::HalfB ? 0.0 : a[p]) +
                            (which == ImageSet::HalfA ? 0.0 : b[p]);
-        ds[u * npix + p] = static_cast<T>(sum / W[r]);
-        ws[u * npix + p] = static_cast<T>(W[r] * (corr ? in_.correction[p] : 1.0));
+        ds[u * npix + p] = static_cast<T>(sum / W[u]);
       }
     }
-    merger.set_points(n, xs.data(), ys.data(), zs.data(), ws.data());
-    rep = merger.solve(ds.data(), ac);
+    rep = engine_->merge(orient.data(), nu, W, ds.data(), tol, ac);
   } else if (which == ImageSet::All) {
-    slice_points(in_.local.positions, st_.orientations.data(), nloc, in_.scale, x_.data(),
-                 y_.data(), z_.data());
-    if (corr && w_.empty()) {
-      w_.resize(static_cast<std::size_t>(nloc * npix));
-      for (std::int64_t i = 0; i < nloc; ++i)
-        for (std::int64_t p = 0; p < npix; ++p)
-          w_[i * npix + p] = static_cast<T>(in_.correction[p]);
-    }
-    merger.set_points(nloc * npix, x_.data(), y_.data(), z_.data(), corr ? w_.data() : nullptr);
-    rep = merger.solve(data_.data(), ac);
+    rep = engine_->merge(st_.orientations.data(), in_.nloc, {}, nullptr, tol, ac);
   } else {
     const auto& sel = half_[which == ImageSet::HalfA ? 0 : 1];
-    const std::int64_t ns = static_cast<std::int64_t>(sel.size()), n = ns * npix;
+    const std::int64_t ns = static_cast<std::int64_t>(sel.size());
+    const float* data = in_.ls_images();
     std::vector<Quaternion> orient(static_cast<std::size_t>(ns));
-    for (std::int64_t u = 0; u < ns; ++u) orient[u] = st_.orientations[sel[u]];
-    std::vector<T> xs(n), ys(n), zs(n), ds(n), ws(corr ? n : 0);
-    slice_points(in_.local.positions, orient.data(), ns, in_.scale, xs.data(), ys.data(),
-                 zs.data());
-    for (std::int64_t u = 0; u < ns; ++u)
-      for (std::int64_t p = 0; p < npix; ++p) {
-        ds[u * npix + p] = data_[sel[u] * npix + p];
-        if (corr) ws[u * npix + p] = static_cast<T>(in_.correction[p]);
-      }
-    merger.set_points(n, xs.data(), ys.data(), zs.data(), corr ? ws.data() : nullptr);
-    rep = merger.solve(ds.data(), ac);
+    std::vector<T> ds(static_cast<std::size_t>(ns * npix));
+    for (std::int64_t u = 0; u < ns; ++u) {
+      orient[u] = st_.orientations[sel[u]];
+      for (std::int64_t p = 0; p < npix; ++p) ds[u * npix + p] = data[sel[u] * npix + p];
+    }
+    rep = engine_->merge(orient.data(), ns, {}, ds.data(), tol, ac);
   }
   ++merges_;
-  if (rep.iterations >= mo.max_iter && rep.residual > mo.tol) {
+  if (rep.iterations >= merge_opts_.max_iter && rep.residual > tol) {
     ++capped_;
     capped_residual_ = std::max(capped_residual_, rep.residual);
   }

@@ -121,9 +121,6 @@ void Run<T>::check_convention() {
   const std::vector<Quaternion> saved = st_.orientations;
   const bool soft = st_.soft;
   st_.soft = false;
-  const std::size_t n = static_cast<std::size_t>(in_.nloc * in_.npix);
-  x_.resize(n), y_.resize(n), z_.resize(n);
-  data_.assign(in_.ls_images(), in_.ls_images() + n);
   double score[2];
   for (int other = 0; other < 2; ++other) {
     st_.orientations = in_.local.orientations;

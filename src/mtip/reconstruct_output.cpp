@@ -1,15 +1,17 @@
 // The output of a generation (reconstruct_run.hpp): the result file and the checkpoint, each
-// written by rank 0 to "<path>.tmp" and renamed over the target (H5Writer), the best
-// generation's result beside them, and the progress line.
+// written by rank 0 atomically and durably (H5Writer) with the run's identity
+// (checkpoint_identity.hpp), the best generation's result beside them, and the progress line.
 #include <cmath>
 #include <sstream>
 
+#include "nufftmp/plan.hpp"
 #include "reconstruct_run.hpp"
 
 namespace nufftmp::mtip::detail {
 
 namespace {
-// The settings that shape a result, as one "key=value ..." line (an attribute of every file).
+// The settings that shape a result, as one "key=value ..." line for people (the attribute
+// settings_summary of every file; "settings" is the run's identity, checkpoint_identity.hpp).
 std::string settings_line(const ReconstructOptions& ro, const RunInputs& in, bool precondition,
                           bool use_double) {
   std::ostringstream s;
@@ -50,9 +52,10 @@ template <typename T>
 void write_results(const std::string& path, const RunInputs& in, const RunState<T>& s,
                    const std::vector<double>& all_orient, const GenerationReport& g,
                    const std::vector<double>& aligned, const std::string& settings,
-                   const std::vector<double>& history) {
+                   const std::vector<double>& history, const RunIdentity& id) {
   const std::int64_t M = in.M;
   H5Writer w(path);
+  write_identity(w, id);
   const std::vector<std::int64_t> cube{M, M, M};
   w.write("density", cube, s.density.data());
   w.write("autocorrelation", cube, s.ac.data());
@@ -88,7 +91,7 @@ void write_results(const std::string& path, const RunInputs& in, const RunState<
                                 "R(q_j) p; skopi's/spinifel's (particle) quaternion is the "
                                 "conjugate"));
   w.write_attribute("detector", in.pixels.summary);
-  w.write_attribute("settings", settings);
+  w.write_attribute("settings_summary", settings);
   w.write_attribute("correlation", g.correlation);
   w.write_attribute("intensity_correlation", g.intensity_correlation);
   w.write_attribute("anisotropic_intensity_correlation", g.anisotropic_correlation);
@@ -119,22 +122,28 @@ void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& a
   if (best) st_.best_fsc_mean = score, st_.best_generation = g.generation;
   history_row(g, history_);
   dist::detail::agreed(comm_, [&] {
+    fault_point("write", rank_);
     if (rank_ != 0) return;
     const std::string settings =
         settings_line(ro_, in_, merge_opts_.precondition, sizeof(T) == 8);
-    write_results(ro_.output, in_, st_, all_orient, g, aligned, settings, history_);
-    write_results(in_.checkpoint, in_, st_, all_orient, g, aligned, settings, history_);
-    if (best) write_results(in_.best_output, in_, st_, all_orient, g, aligned, settings, history_);
+    // The checkpoint after the results: it never runs ahead of them.
+    const auto write = [&](const std::string& path) {
+      write_results(path, in_, st_, all_orient, g, aligned, settings, history_, in_.identity);
+    };
+    write(ro_.output);
+    write(in_.checkpoint);
+    if (best) write(in_.best_output);
   });
 }
 
 template <typename T>
 void Run<T>::report_line(const GenerationReport& g) const {
-  say("gen %d/%d: slicing %.2f s, matching %.2f s, merging %.2f s (CG %d it, res %.1e), "
-      "phasing %.2f s (Fourier err %.3f)",
+  say("gen %d/%d: slicing %.3f s, matching %.3f s, merging %.3f s (CG %d it, res %.1e), "
+      "phasing %.3f s (Fourier err %.3f), total %.3f s on %s",
       g.generation, ro_.generations, g.slicing_ms / 1e3, g.matching_ms / 1e3,
-      g.merging_ms / 1e3, g.cg_iterations, g.cg_residual, g.phasing_ms / 1e3, g.fourier_error);
-  say(", NUFFTs %.2f s of %.2f s", g.nufft_ms / 1e3,
+      g.merging_ms / 1e3, g.cg_iterations, g.cg_residual, g.phasing_ms / 1e3, g.fourier_error,
+      g.total_ms / 1e3, backend_name(g.engine));
+  say(", NUFFTs %.3f s of %.3f s", g.nufft_ms / 1e3,
       (g.slicing_ms + g.matching_ms + g.merging_ms) / 1e3);
   if (g.n_ref > 0) say(", %lld refs, q cut %.2f", (long long)g.n_ref, g.q_cut);
   if (g.free_correlation > -2)

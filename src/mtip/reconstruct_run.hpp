@@ -3,19 +3,20 @@
 // live in files named after them:
 //   reconstruct_setup.cpp   options check, input, true model, start orientations (or resume)
 //   reconstruct_assign.cpp  the resolution ramp, orientation matching rounds, merging
-//   reconstruct_phase.cpp   phasing (every rank's own start when fresh, averaged)
+//   reconstruct_phase.cpp   phasing (fresh starts shared out among the ranks, the best kept)
 //   reconstruct_halfsets.cpp  the truth-free measures: half-set merges, their shell correlation,
 //                           the orientations' change; the quaternion convention's check
 //   reconstruct_score.cpp   the comparison with the ground truth
 //   reconstruct_output.cpp  result and checkpoint files, the progress line
 //   reconstruct.cpp         the generation loop and the public entry point
+// The engine-dependent work (matching, merging, phasing on the host or a GPU) is a
+// GenerationEngine's (generation_engine.hpp), made once per run.
 // Every stage is collective over the run's communicator: an error on one rank stops every
 // rank (dist::detail::agreed), so no rank waits in a collective the failed one never enters.
 #pragma once
 
 #include <mpi.h>
 
-#include <chrono>
 #include <limits>
 #include <cstdio>
 #include <cstdint>
@@ -25,15 +26,15 @@
 
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "fault_injection.hpp"
+#include "checkpoint_identity.hpp"
+#include "generation_engine.hpp"
 #include "nufftmp/dist.hpp"
 #include "nufftmp/mtip.hpp"
+#include "run_outputs.hpp"
+#include "stopwatch.hpp"
 
 namespace nufftmp::mtip::detail {
-
-using Clock = std::chrono::steady_clock;
-inline double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // What a run reads once.
 struct RunInputs {
@@ -59,6 +60,8 @@ struct RunInputs {
   bool free_counts = false;             // this rank's free data are whole numbers (photons)
   std::string checkpoint, best_output;
   std::vector<double> qfrac;  // |q| of each pixel as a fraction of the largest
+  RunIdentity identity;       // rank 0's (the writer's): input and settings (checkpoint_identity)
+  RunOutputs outputs;         // rank 0: the result, checkpoint and best files, checked and locked
   // The data the least squares see: corrected when there is a correction, else as read.
   const float* ls_images() const {
     return corrected.empty() ? local.intensities.data() : corrected.data();
@@ -101,7 +104,8 @@ class Run {
   // reconstruct_setup.cpp
   void check_options() const;
   void read_inputs();
-  void start_state();
+  // False when a resumed run has nothing left to do.
+  bool start_state();
   void split_free_pixels();
   // reconstruct_assign.cpp
   void match_stage(int gen, GenerationReport& g);
@@ -139,10 +143,10 @@ class Run {
   RunInputs in_;
   RunState<T> st_;
   std::unique_ptr<dist::Context> ctx_;  // one distributed-NUFFT context for the run
+  // Matching, merging and phasing on the context's engine, kept for the run (the GPU one
+  // holds this rank's images on the device).
+  std::unique_ptr<GenerationEngine<T>> engine_;
   std::vector<Quaternion> refs_;        // of the current generation's size (see the ramp)
-  std::vector<T> data_;                 // this rank's images in the merge's precision
-  std::vector<T> x_, y_, z_;            // slice points of this rank's images
-  std::vector<T> w_;                    // merge weights per point: C_p (empty: ones)
   std::vector<std::int64_t> half_[2];   // this rank's images of each half set (local index)
   int capped_ = 0, merges_ = 0;         // merges of this generation: stopped at the CG's cap, all
   double capped_residual_ = 0;          // the largest residual of those stopped at the cap

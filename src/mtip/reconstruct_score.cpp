@@ -42,6 +42,7 @@ void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_ori
   // the other convention's frame agreement
   double stats[6] = {-2, -2, -2, -1, 0, 0};
   dist::detail::agreed(comm_, [&] {
+    fault_point("score", rank_);
     if (rank_ != 0) return;
     Quaternion frame;  // identity
     const bool have_orient = in_.all_truth_orient.size() == all_orient.size();

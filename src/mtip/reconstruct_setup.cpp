@@ -2,9 +2,11 @@
 // rank, the input read (each rank its share of the images), the true model when the file has
 // one, and the start: a checkpoint (resume), the file's orientations, or random ones.
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <random>
 
+#include "input_warnings.hpp"
 #include "reconstruct_run.hpp"
 
 namespace nufftmp::mtip::detail {
@@ -33,9 +35,14 @@ void Run<T>::check_options() const {
     if (!(ro.free_fraction >= 0 && ro.free_fraction < 0.5))
       throw Error(ErrorCode::InvalidArgument,
                   "free fraction = " + std::to_string(ro.free_fraction) + " (in [0, 0.5))");
+    if (ro.phase_starts < 1)
+      throw Error(ErrorCode::InvalidArgument,
+                  "phase starts = " + std::to_string(ro.phase_starts) + " (>= 1)");
     if (ro.match_iterations < 1)
       throw Error(ErrorCode::InvalidArgument,
                   "match iterations = " + std::to_string(ro.match_iterations) + " (>= 1)");
+    if (ro.resume && ro.overwrite)
+      throw Error(ErrorCode::InvalidArgument, "--resume and --overwrite exclude each other");
   });
 }
 
@@ -47,6 +54,19 @@ void Run<T>::read_inputs() {
   in_.M = ro_.M > 0 ? ro_.M : (info.has_volume && !info.volume_complex ? info.volume_M : 33);
   check_options();
   const std::int64_t M = in_.M;
+  // Output, checkpoint and best generation's file checked and locked before any work (see
+  // run_outputs.hpp).
+  in_.checkpoint = ro_.checkpoint.empty() ? ro_.output + ".ckpt.h5" : ro_.checkpoint;
+  if (!ro_.best_output.empty()) {
+    in_.best_output = ro_.best_output;
+  } else {
+    const std::string& o = ro_.output;
+    const bool h5 = o.size() > 3 && o.compare(o.size() - 3, 3, ".h5") == 0;
+    in_.best_output = (h5 ? o.substr(0, o.size() - 3) : o) + ".best.h5";
+  }
+  agreed(comm_, [&] {
+    if (rank_ == 0) in_.outputs = RunOutputs(ro_, in_.checkpoint, in_.best_output);
+  });
   in_.convention = ro_.quaternion.value_or(info.file_convention);
   say("mtip: %s\n", info.summary.c_str());
   // True orientations, when the file has them, also serve to judge a reconstruction from
@@ -54,6 +74,8 @@ void Run<T>::read_inputs() {
   in_.local = read_local_images(comm_, ro_.input, info,
                                 ro_.known_orientations || info.has_orientations, in_.convention);
   in_.nloc = in_.local.share.count;
+  warn_negative_intensities(comm_, ro_.input, in_.local, info.npix());
+  if (rank_ == 0) in_.identity = run_identity(ro_, M, info, in_.local);
   // The lattice's scale and voxel come from the whole detector (masked pixels included): they
   // are facts of its geometry, as skopi's mesh of the truth is.
   in_.scale = reciprocal_scale(in_.local.positions);
@@ -84,14 +106,6 @@ void Run<T>::read_inputs() {
   // The half sets: parity of the image's index in the file (independent of the ranks).
   for (std::int64_t i = 0; i < in_.nloc; ++i)
     half_[(in_.local.share.first + i) % 2].push_back(i);
-  in_.checkpoint = ro_.checkpoint.empty() ? ro_.output + ".ckpt.h5" : ro_.checkpoint;
-  if (!ro_.best_output.empty()) {
-    in_.best_output = ro_.best_output;
-  } else {
-    const std::string& o = ro_.output;
-    const bool h5 = o.size() > 3 && o.compare(o.size() - 3, 3, ".h5") == 0;
-    in_.best_output = (h5 ? o.substr(0, o.size() - 3) : o) + ".best.h5";
-  }
   say("mtip: %lld images of %lld pixels on %d ranks, M = %lld (voxel %.4g A), %s orientations "
       "(%s convention), %s precision\n",
       (long long)info.n_images, (long long)in_.npix, size_, (long long)M, in_.voxel,
@@ -113,7 +127,6 @@ void Run<T>::read_inputs() {
   merge_opts_ = ro_.merge;
   const double hole = in_.q_low * in_.scale * static_cast<double>(M) / (2 * 3.14159265358979323846);
   merge_opts_.precondition = ro_.cg_precondition.value_or(hole < 1.5);
-  if (ro_.known_orientations) check_convention();
 }
 
 // The free pixels: a fixed pseudo-random free_fraction of the kept ones (splitmix64 of the pixel
@@ -166,15 +179,28 @@ void Run<T>::split_free_pixels() {
 }
 
 template <typename T>
-void Run<T>::start_state() {
+bool Run<T>::start_state() {
   const DataInfo& info = in_.info;
   const std::int64_t M = in_.M, nloc = in_.nloc, first = in_.local.share.first;
   const std::string& ckpt = in_.checkpoint;
   if (ro_.resume) {
+    // The checkpoint's identity first (rank 0, which wrote it): another data set's or other
+    // settings' checkpoint is refused for what it is, before any rank reads its contents.
     agreed(comm_, [&] {
       if (!std::ifstream(ckpt).good())
         throw Error(ErrorCode::IoFailure, "--resume: no checkpoint '" + ckpt + "'");
+      if (rank_ == 0) check_identity(ckpt, in_.identity);
+    });
+    agreed(comm_, [&] {
       st_.generation = static_cast<int>(read_attribute(ckpt, "generation"));
+      // Fewer generations than the checkpoint holds is a mistake (a typo, or the wrong
+      // checkpoint); as many is a finished run resubmitted: nothing to do, said so.
+      if (ro_.generations < st_.generation)
+        throw Error(ErrorCode::InvalidArgument,
+                    "--resume: checkpoint '" + ckpt + "' already holds generation " +
+                        std::to_string(st_.generation) + ", more than --generations " +
+                        std::to_string(ro_.generations) + " asks for (pass --generations " +
+                        std::to_string(st_.generation + 1) + " or more to continue)");
       std::vector<std::int64_t> d;
       st_.ac = read_dataset(ckpt, "autocorrelation", &d);
       if (d != std::vector<std::int64_t>{M, M, M})
@@ -197,6 +223,12 @@ void Run<T>::start_state() {
       st_.best_fsc_mean = free > -2 ? free : read_attribute(in_.best_output, "fsc_mean");
       st_.best_generation = static_cast<int>(read_attribute(in_.best_output, "generation"));
     });
+    if (st_.generation == ro_.generations) {
+      if (rank_ == 0)
+        std::printf("mtip: nothing to do: checkpoint %s already holds generation %d of %d\n",
+                    ckpt.c_str(), st_.generation, ro_.generations);
+      return false;
+    }
     say("mtip: resuming after generation %d from %s\n", st_.generation, ckpt.c_str());
   } else if (ro_.known_orientations) {
     st_.orientations = in_.local.orientations;
@@ -208,13 +240,14 @@ void Run<T>::start_state() {
       if (i >= first && i < first + nloc) st_.orientations.push_back(q);
     }
   }
+  return true;
 }
 
 #define NUFFTMP_RUN_SETUP(T)                   \
   template void Run<T>::check_options() const; \
   template void Run<T>::split_free_pixels();   \
   template void Run<T>::read_inputs();         \
-  template void Run<T>::start_state();
+  template bool Run<T>::start_state();
 NUFFTMP_RUN_SETUP(float)
 NUFFTMP_RUN_SETUP(double)
 #undef NUFFTMP_RUN_SETUP

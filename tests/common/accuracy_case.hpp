@@ -36,6 +36,16 @@ inline std::string test_name(std::string s) {
   return s;
 }
 
+// With NUFFTMP_TEST_VERBOSE=1 prints the error; expects 0 < err <= bound (a check that compared
+// the oracle with itself would give 0). what: the plan's description, for the failure message.
+inline void expect_accuracy(const std::string& name, double err, double bound,
+                            const std::string& what) {
+  if (std::getenv("NUFFTMP_TEST_VERBOSE"))
+    std::printf("%s err %.3g bound %.3g (%s)\n", name.c_str(), err, bound, what.c_str());
+  EXPECT_LE(err, bound) << name << ": " << what;
+  EXPECT_GT(err, 0.0) << name;
+}
+
 template <typename T>
 struct AccuracyRun {
   Points<T> pts;
@@ -55,11 +65,7 @@ AccuracyRun<T> expect_accurate(Plan<T>& plan, const std::string& name, Dist dist
   run.pts = make_points<T>(dist, plan.dim(), M, plan.fine_grid(), rng);
   run.result = check_transform(plan, modeord, run.pts, rng, max_outputs);
   run.bound = factor * std::max(tol, plan.tolerance());
-  if (std::getenv("NUFFTMP_TEST_VERBOSE"))
-    std::printf("%s err %.3g bound %.3g (%s)\n", name.c_str(), run.result.rel_err, run.bound,
-                plan.describe().c_str());
-  EXPECT_LE(run.result.rel_err, run.bound) << name << ": " << plan.describe();
-  EXPECT_GT(run.result.rel_err, 0.0) << name;
+  expect_accuracy(name, run.result.rel_err, run.bound, plan.describe());
   return run;
 }
 

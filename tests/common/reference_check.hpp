@@ -48,4 +48,23 @@ CheckResult<T> check_transform(Plan<T>& plan, int modeord, const Points<T>& pts,
   return r;
 }
 
+// Type 3: sets the sources and targets on plan (ntransf must be 1; host arrays), draws random
+// strengths, executes, and returns the error against the direct sum at up to max_outputs
+// sampled targets.
+template <typename T>
+CheckResult<T> check_type3(Plan<T>& plan, const Points<T>& src, const Points<T>& tgt,
+                           std::mt19937_64& rng, std::int64_t max_outputs = 2000) {
+  CheckResult<T> r;
+  const std::int64_t M = src.M, N = tgt.M;
+  plan.set_points_host(M, src.x(), src.y(), src.z(), N, tgt.x(), tgt.y(), tgt.z());
+  r.c = random_complex<T>(M, rng);
+  r.f.assign(static_cast<size_t>(N), std::complex<T>(7, 7));  // must be overwritten
+  plan.execute_host(r.c.data(), r.f.data());
+  const auto idx = sample_indices(N, max_outputs, rng);
+  const auto exact = reference::type3<T>(plan.dim(), M, src.x(), src.y(), src.z(), r.c.data(),
+                                         plan.isign(), tgt.x(), tgt.y(), tgt.z(), idx);
+  r.rel_err = reference::rel_l2_error<T>(exact, r.f.data(), idx);
+  return r;
+}
+
 }  // namespace nufftmp::test

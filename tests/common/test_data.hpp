@@ -93,6 +93,29 @@ Points<T> clustered_points(int dim, std::int64_t M, const std::array<std::int64_
   return p;
 }
 
+// Type 3 inputs: per axis, points in [centre - half, centre + half]. Uniform spreads them over
+// the box; Clustered puts 90% of them in a box of a twentieth of the width at a random place
+// and the rest uniformly (the range stays the box, the density is far from uniform).
+template <typename T>
+Points<T> type3_points(Dist dist, int dim, std::int64_t M, const std::array<double, 3>& centre,
+                       const std::array<double, 3>& half, std::mt19937_64& rng) {
+  Points<T> p;
+  p.dim = dim;
+  p.M = M;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int d = 0; d < dim; ++d) {
+    const double cluster = centre[d] + 0.9 * half[d] * u(rng);
+    p.xyz[d].resize(static_cast<size_t>(M));
+    for (std::int64_t j = 0; j < M; ++j) {
+      const bool in_cluster = dist == Dist::Clustered && j % 10 != 0;
+      const double v =
+          in_cluster ? cluster + 0.05 * half[d] * u(rng) : centre[d] + half[d] * u(rng);
+      p.xyz[d][j] = static_cast<T>(v);
+    }
+  }
+  return p;
+}
+
 template <typename T>
 Points<T> make_points(Dist dist, int dim, std::int64_t M, const std::array<std::int64_t, 3>& nf,
                       std::mt19937_64& rng) {

@@ -72,9 +72,14 @@ TEST(CpuBehaviour, NoPointsGiveZeroModesAndTouchNoValues) {
   }
 }
 
-TEST(CpuBehaviour, ExecuteBeforeSetPointsIsTheEmptyTransform) {
+// Not silent zeros: the same error as on the CUDA engine (Plan's rule, see test_plan_rules),
+// and f is left as it was.
+TEST(CpuBehaviour, ExecuteBeforeSetPointsIsAnError) {
   Plan<double> p(1, {10, 10}, 1, 1, 1e-6, cpu_options());
   std::vector<std::complex<double>> f(p.num_modes(), {1.0, 1.0});
+  EXPECT_THROW(p.execute(nullptr, f.data()), Error);
+  for (const auto& v : f) EXPECT_EQ(v, std::complex<double>(1, 1));
+  p.set_points(0, nullptr);  // zero points: the empty transform
   p.execute(nullptr, f.data());
   for (const auto& v : f) EXPECT_EQ(v, std::complex<double>(0, 0));
 }

@@ -6,28 +6,13 @@
 #include <limits>
 #include <vector>
 
+#include "common/expect_error.hpp"
 #include "common/test_data.hpp"
 #include "nufftmp/plan.hpp"
 
 namespace nufftmp::test {
 namespace {
 
-
-// Runs fn, expects an Error with the code, and that its message contains every needle.
-void expect_error(const std::function<void()>& fn, ErrorCode code,
-                  const std::vector<std::string>& needles) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error thrown; expected " << error_code_name(code);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << "got " << error_code_name(e.code()) << ": " << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "message \"" << e.what() << "\" lacks \"" << n << "\"";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "non-nufftmp exception: " << e.what();
-  }
-}
 
 template <typename T>
 void bad_coordinates() {
@@ -45,8 +30,9 @@ void bad_coordinates() {
                       {2, 3, -inf, "z[3]"},
                       {0, 0, static_cast<T>(10.0), "x[0]"},
                       {2, 19, static_cast<T>(-9.5), "z[19]"},
-                      // [-3pi, 3pi) is half-open: 3pi itself (rounded up in T) is out.
-                      {1, 11, std::nextafter(three_pi, T(100)), "y[11]"}};
+                      // [-T(3pi), T(3pi)] is closed: one step outside either end is out.
+                      {1, 11, std::nextafter(three_pi, T(100)), "y[11]"},
+                      {0, 13, std::nextafter(-three_pi, T(-100)), "x[13]"}};
   for (const auto& b : bads) {
     auto rng = make_rng(salt_of(b.name));
     Plan<T> p(1, {8, 8, 8}, 1, 1, 1e-4, cpu_options());
@@ -93,6 +79,12 @@ TEST(Errors, ModesOutOfRange) {
   expect_error(
       [] { Plan<double>(1, {1 << 20, 1 << 20, 1 << 20}, 1, 1, 1e-6, cpu_options()); },
       ErrorCode::OutOfMemory, {"fine grid"});
+  // 1D at the per-axis limit: the kernel's Fourier table alone (2^39 doubles, 4.4 TB) is
+  // refused before it is allocated, naming the modes and the size.
+  expect_error([] { Plan<double>(1, {std::int64_t(1) << 40}, 1, 1, 1e-6, cpu_options()); },
+               ErrorCode::OutOfMemory, {"1099511627776", "Fourier tables", "GB"});
+  expect_error([] { Plan<float>(2, {std::int64_t(1) << 40}, 1, 1, 1e-4, cpu_options()); },
+               ErrorCode::OutOfMemory, {"1099511627776"});
   // Below that limit but far beyond this machine's memory (2^44 cells): the engine's
   // allocation fails and says how much it wanted.
   expect_error([] { Plan<double>(1, {1 << 21, 1 << 21}, 1, 1, 1e-6, cpu_options()); },

@@ -5,6 +5,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,24 @@ inline dist::ContextOptions cpu_context() {
   dist::ContextOptions o;
   o.backend = Backend::Cpu;
   return o;
+}
+
+// A CUDA context with the given comm backend, or null when this build lacks it (every rank
+// agrees: the error is thrown on every rank).
+inline std::unique_ptr<dist::Context> make_gpu_context(dist::CommBackend comm) {
+  dist::ContextOptions o;
+  o.backend = Backend::Cuda;
+  o.comm = comm;
+  try {
+    return std::make_unique<dist::Context>(MPI_COMM_WORLD, o);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::NotAvailable || e.code() == ErrorCode::RemoteFailure) {
+      if (world_rank() == 0)
+        std::cout << "comm " << dist::comm_backend_name(comm) << ": " << e.what() << "\n";
+      return nullptr;
+    }
+    throw;
+  }
 }
 
 // Uneven shares of M: rank r weighs r + 1, and with more than one rank the last rank gets

@@ -5,6 +5,10 @@
 
 #include <cmath>
 #include <complex>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <vector>
 
 #include "dist/dist_test_util.hpp"
 #include "nufftmp/dist.hpp"
@@ -112,4 +116,65 @@ TEST(DistErrors, NullOutputOnOneRankThrowsOnEveryRank) {
     EXPECT_TRUE(contains(e, "f is null on rank 0")) << e.what();
   }
   EXPECT_NO_THROW(plan.execute_host(c.data(), f.data()));
+}
+
+// execute before set_points: the same InvalidArgument on every rank (no rank enters a
+// collective), for both types and both APIs.
+TEST(DistErrors, ExecuteBeforeSetPointsThrowsOnEveryRank) {
+  Context ctx(MPI_COMM_WORLD, cpu_context());
+  for (int type : {1, 2}) {
+    DistPlan<double> plan(ctx, type, {8, 8}, +1, 1, 1e-8, cpu());
+    std::vector<std::complex<double>> c(4), f(64);
+    for (bool host : {true, false}) {
+      try {
+        host ? plan.execute_host(c.data(), f.data()) : plan.execute(c.data(), f.data());
+        ADD_FAILURE() << "rank " << ctx.rank() << ": no error";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+        EXPECT_TRUE(contains(e, "before set_points")) << e.what();
+      }
+    }
+  }
+}
+
+TEST(DistErrors, MovedFromPlanThrowsAClearError) {
+  Context ctx(MPI_COMM_WORLD, cpu_context());
+  DistPlan<float> a(ctx, 1, {8}, +1, 1, 1e-5, cpu());
+  DistPlan<float> b(std::move(a));
+  std::vector<float> x{0.5f};
+  std::vector<std::complex<float>> c(1, {1, 0}), f(8);
+  b.set_points_host(1, x.data());
+  EXPECT_NO_THROW(b.execute_host(c.data(), f.data()));
+  for (const auto& call : std::vector<std::function<void()>>{
+           [&] { a.set_points_host(1, x.data()); }, [&] { a.execute_host(c.data(), f.data()); },
+           [&] { (void)a.num_points_total(); }, [&] { (void)a.local_plan(); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+      EXPECT_TRUE(contains(e, "moved from")) << e.what();
+    }
+  }
+}
+
+// A warning (the float tolerance clamp) is printed once, by rank 0, and not at all with
+// Options::warnings = false.
+TEST(DistErrors, WarningsOnceOnRankZeroAndSwitchable) {
+  Context ctx(MPI_COMM_WORLD, cpu_context());
+  const auto captured = [&](bool warnings) {
+    std::ostringstream err;
+    auto* old = std::cerr.rdbuf(err.rdbuf());
+    Options o = cpu();
+    o.warnings = warnings;
+    DistPlan<float> p(ctx, 1, {16}, +1, 1, 1e-10, o);
+    std::cerr.rdbuf(old);
+    return err.str();
+  };
+  const std::string on = captured(true), off = captured(false);
+  if (ctx.rank() == 0)
+    EXPECT_NE(on.find("nufftmp warning: tol = 1e-10"), std::string::npos) << on;
+  else
+    EXPECT_EQ(on, "") << "rank " << ctx.rank();
+  EXPECT_EQ(off, "");
 }

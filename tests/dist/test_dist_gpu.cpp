@@ -27,23 +27,6 @@ const char* comm_name(CommBackend c) {
   return "?";
 }
 
-// A context with the given comm backend, or null when this build lacks it (every rank agrees:
-// the error is thrown on every rank).
-std::unique_ptr<Context> make_context(CommBackend comm) {
-  ContextOptions o;
-  o.backend = Backend::Cuda;
-  o.comm = comm;
-  try {
-    return std::make_unique<Context>(MPI_COMM_WORLD, o);
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::NotAvailable || e.code() == ErrorCode::RemoteFailure) {
-      if (world_rank() == 0) std::cout << "comm " << comm_name(comm) << ": " << e.what() << "\n";
-      return nullptr;
-    }
-    throw;
-  }
-}
-
 template <typename T>
 void check(Context& ctx, int type, int dim, Reduction red) {
   const int P = ctx.size(), me = ctx.rank();
@@ -106,7 +89,7 @@ void check(Context& ctx, int type, int dim, Reduction red) {
 class GpuComm : public ::testing::TestWithParam<CommBackend> {};
 
 TEST_P(GpuComm, MatchesSingleRankCpu) {
-  auto ctx = make_context(GetParam());
+  auto ctx = make_gpu_context(GetParam());
   if (!ctx) GTEST_SKIP() << "backend not in this build";
   std::cout << ctx->binding() << ", comm " << comm_name(ctx->comm_backend()) << "\n";
   EXPECT_GE(ctx->device(), 0);

@@ -29,6 +29,7 @@ ReconstructOptions known_run(const std::string& in, const std::string& out) {
   ro.phase.cycles = 1;
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
+  ro.overwrite = true;  // every run of a test writes the same files
   return ro;
 }
 
@@ -263,6 +264,7 @@ TEST(MtipRealData, PoissonLikelihoodAndSoftAssignment) {
   ReconstructOptions ro;
   ro.input = base + "_in.h5";
   ro.output = base + "_out.h5";
+  ro.overwrite = true;
   ro.generations = 3;
   ro.n_ref = 300;
   ro.n_ref_min = 100;

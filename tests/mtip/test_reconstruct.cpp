@@ -1,12 +1,14 @@
 // The reconstruction loop end to end on 2 ranks: known orientations reach the ground truth,
 // results and checkpoint are written atomically, --resume continues after the last
 // generation, and the full loop (matching) runs.
+#include <glob.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 
+#include "data_set_fixture.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
@@ -16,23 +18,7 @@ using namespace nufftmp::mtip;
 namespace {
 using mtip_test::rank_of;
 
-// Rank 0 writes a simulated data set in the issue-5 layout; everyone waits for it.
-std::string write_data_set() {
-  const std::string base = mtip_test::shared_temp_prefix("nufftmp_mtip_rec");
-  if (rank_of() == 0) {
-    const auto s = mtip_test::simulate(21, 200, 24, /*fluence=*/2000, /*seed=*/8, /*atoms=*/30);
-    H5Writer w(base + "_data.h5");
-    w.write("intensities", {s.n_images, 24, 24}, s.images.data());
-    w.write("pixel_position_reciprocal", {3, 24, 24}, s.positions.data());
-    std::vector<double> q;
-    for (const auto& o : s.orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
-    w.write("orientations", {s.n_images, 4}, q.data());
-    w.write("volume", {s.M, s.M, s.M}, s.density.data());
-    w.commit();
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return base;
-}
+std::string write_data_set() { return mtip_test::write_data_set("nufftmp_mtip_rec"); }
 }  // namespace
 
 TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
@@ -65,7 +51,11 @@ TEST(MtipReconstruct, KnownOrientationsCheckpointAndResume) {
   if (rank_of() == 0) {
     EXPECT_EQ(read_attribute(ro.output, "generation"), 1.0);
     EXPECT_EQ(read_attribute(ro.output + ".ckpt.h5", "generation"), 1.0);
-    EXPECT_FALSE(std::ifstream(ro.output + ".tmp").good());
+    // No temporary file ("<file>.tmp.<pid>...") or lock file left beside the results.
+    glob_t g{};
+    EXPECT_EQ(glob((ro.output + "*.tmp.*").c_str(), 0, nullptr, &g), GLOB_NOMATCH);
+    globfree(&g);
+    EXPECT_FALSE(std::ifstream(ro.output + ".lock").good());
     std::vector<std::int64_t> d;
     read_dataset(ro.output, "density", &d);
     EXPECT_EQ(d, (std::vector<std::int64_t>{21, 21, 21}));
@@ -104,6 +94,7 @@ TEST(MtipReconstruct, FullLoopRunsMatching) {
   ro.n_ref = 300;
   ro.phase.cycles = 3;
   ro.half_sets = false;  // (FullLoopConvergesFromRandomOrientations checks them)
+  ro.phase_starts = 2;  // the loop is under test here, not phasing
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
   const auto rep = reconstruct(MPI_COMM_WORLD, ro);
@@ -129,6 +120,7 @@ TEST(MtipReconstruct, FullLoopSoftAssignment) {
   ro.soft_k = 20;
   ro.phase.cycles = 3;
   ro.half_sets = false;
+  ro.phase_starts = 2;  // the loop is under test here, not phasing
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
   const auto rep = reconstruct(MPI_COMM_WORLD, ro);
@@ -162,6 +154,7 @@ TEST(MtipReconstruct, FullLoopConvergesFromRandomOrientations) {
   ro.generations = 8;
   ro.n_ref = 5000;  // M = 21: speckles of about 2 / 21 rad, 5000 references cover about 11 deg (20000: 7 deg; spacing goes as N^(-1/3))
   ro.phase.cycles = 3;
+  ro.phase_starts = 2;  // the loop is under test here, not phasing
   ro.nufft.backend = nufftmp::Backend::Cpu;
   ro.verbose = false;
   const char* seed = std::getenv("MTIP_TEST_SEED");

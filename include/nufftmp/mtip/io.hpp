@@ -84,11 +84,17 @@ LocalImages read_local_images(MPI_Comm comm, const std::string& path, const Data
 std::vector<double> read_volume(MPI_Comm comm, const std::string& path,
                                 const std::string& name = "volume");
 
-// Writes one HDF5 file atomically: everything goes to "<path>.tmp", commit() renames it over
-// path. Destroying an uncommitted writer removes the temporary file. Single process.
+// Writes one HDF5 file atomically and durably: everything goes to a temporary file of a unique
+// name ("<path>.tmp.<pid>.<n>.<random>") in path's directory, created by the constructor (so a
+// path that cannot be written fails there, before any work); commit() fsyncs it, renames it over
+// path and fsyncs the directory. A symlink at path is followed (its target is replaced); a
+// directory, device, fifo or socket there is an Error(IoFailure). Destroying an uncommitted
+// writer removes the temporary file. IfExists::Refuse: an existing file at path is an
+// Error(IoFailure) naming it. Single process.
+enum class IfExists { Replace, Refuse };
 class H5Writer {
  public:
-  explicit H5Writer(const std::string& path);
+  explicit H5Writer(const std::string& path, IfExists if_exists = IfExists::Replace);
   ~H5Writer();
   H5Writer(const H5Writer&) = delete;
   H5Writer& operator=(const H5Writer&) = delete;
@@ -107,6 +113,9 @@ class H5Writer {
 };
 // Reads a scalar attribute of the root group (single process); throws IoFailure when absent.
 double read_attribute(const std::string& path, const std::string& name);
+// A string attribute of the root group (fixed or variable length); IoFailure when absent.
+std::string read_string_attribute(const std::string& path, const std::string& name);
+bool has_attribute(const std::string& path, const std::string& name);
 // Single process: the whole data set as double (any stored float type), with its dims.
 std::vector<double> read_dataset(const std::string& path, const std::string& name,
                                  std::vector<std::int64_t>* dims = nullptr);

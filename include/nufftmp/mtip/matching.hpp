@@ -43,7 +43,10 @@ struct MatchOptions {
 };
 struct MatchReport {
   double slicing_ms = 0, gemm_ms = 0;
-  double exchange_ms = 0;  // all-gather of the ranks' reference slices (collective version)
+  // All-gather of the ranks' reference slices (host path, collective version; on the GPU every
+  // rank slices every reference and nothing is exchanged).
+  double exchange_ms = 0;
+  Backend engine = Backend::Cpu;  // the engine that ran: Cpu or Cuda
 };
 // For each local image (n_images x npix, row-major), the index of the reference orientation
 // whose model slice is nearest in least squares (min ||s_r||^2 - 2 b.s_r, or with a fitted

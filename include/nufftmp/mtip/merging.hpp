@@ -34,16 +34,20 @@ struct MergeReport {
   double kernel_ms = 0;     // Toeplitz kernel (type 1 of the weights + FFT)
   double rhs_ms = 0;        // A^H D b
   double cg_ms = 0;
-  // Of kernel_ms + rhs_ms, the time in the two type 1 NUFFTs (plan creation, set_points and
-  // execute): the weights' transform onto the 2M lattice and A^H D b. kernel_ms and the
-  // kernel's part of nufft_ms belong to set_points: every solve after it reports them again.
+  // Of kernel_ms + rhs_ms, the time in the two type 1 NUFFTs (set_points and execute; the
+  // plans are made once per Merger): the weights' transform onto the 2M lattice and A^H D b.
+  // kernel_ms and the kernel's part of nufft_ms belong to set_points: every solve after it
+  // reports them again.
   double nufft_ms = 0;
+  Backend engine = Backend::Cpu;  // the engine that ran: Cpu, or Cuda (everything on the GPU)
 };
 // Solves (A^H D A + lambda_abs I) ac = A^H D b, A the slicing operator of every rank's points;
 // each rank passes its own points, weights and data; the result is the same on every rank.
 // A^H D A is a convolution with the type 1 transform of the weights on the 2M lattice
 // (Toeplitz embedding), applied with FFTs. Both type 1 transforms are distributed NUFFTs
-// (dist::DistPlan, all-reduce), so every rank's images count on every rank.
+// (dist::DistPlan, all-reduce), so every rank's images count on every rank. On a context of
+// the CUDA engine everything runs on its GPU: plans, convolution and the CG's vectors
+// (src/mtip/gpu/merger_gpu.hpp); set_points and solve then copy their host arrays once.
 template <typename T>
 class Merger {
  public:

@@ -25,11 +25,18 @@ struct PhaseResult {
   std::vector<char> support;
   double fourier_error = 0;     // || |F| - A || / ||A||
   int iterations = 0;
+  Backend engine = Backend::Cpu;  // the engine that ran: Cpu or Cuda
 };
 // From the autocorrelation (centred order) to a real, positive density. start: a previous
 // density to continue from (empty: random inside the autocorrelation's support, best of
 // popts.attempts starts).
 PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& popts,
                   const std::vector<double>& start = {});
+// The same on the engine of `engine`: the CUDA engine (backend Cuda, or Auto with a visible
+// device) runs the iterations on cuFFT on engine.gpu_device, ordered on engine.cuda_stream
+// (nullptr: an own stream); the CPU engine is the call above. The same schedule and starts:
+// the two differ by the FFTs' rounding only (HIO is chaotic, so long runs drift apart).
+PhaseResult phase(const std::vector<double>& ac, std::int64_t M, const PhaseOptions& popts,
+                  const std::vector<double>& start, const Options& engine);
 
 }  // namespace nufftmp::mtip

@@ -101,10 +101,27 @@ struct ReconstructOptions {
   // it fails (Fourier error 0.3-0.4): its autocorrelation is then further from the data than
   // the merge, and matching against it never left random orientations on the CPU demo.
   bool match_phased = false;
+  // A fresh run refuses to replace an existing output or checkpoint unless overwrite is set;
+  // resume continues both (see README, "Outputs and checkpoints").
   bool resume = false;
+  bool overwrite = false;
   bool use_double = false;
   MergeOptions merge;
   PhaseOptions phase;
+  // Phasing of each generation: phase_starts independent fresh starts from the generation's
+  // merged model (start s seeded phase.seed + 104729 s) and, after the first generation, one
+  // continuation from the previous density, all shared out among the ranks (the outcome does
+  // not depend on their number); the lowest Fourier error wins, or with phase_average the
+  // mean of all of them aligned to the winner (translation, inversion). phase_continue: the
+  // earlier scheme instead - fresh starts in the first generation only, then each generation
+  // continues from the previous density alone. It stays in the basin of an early, poor model:
+  // on the CPU demo (scripts/mtip_demo.sh, data seeds 11-14) its final densities were
+  // 0.82-0.89 where fresh starts from the same final model reach 0.94-0.98
+  // (docs/performance.md, M-TIP section).
+  // (phase.attempts is not used by the loop: phase_starts counts its starts.)
+  int phase_starts = 4;
+  bool phase_average = false;
+  bool phase_continue = false;
   MatchOptions match;
   Options nufft;
   std::uint64_t seed = 7;
@@ -112,6 +129,7 @@ struct ReconstructOptions {
 };
 struct GenerationReport {
   int generation = 0;
+  Backend engine = Backend::Cpu;  // the engine of matching, merging and phasing
   // slicing_ms: the reference slices of matching (type 2 NUFFTs); matching_ms: the rest of
   // matching (products, selection, and the intermediate merges of several match rounds).
   double slicing_ms = 0, matching_ms = 0, merging_ms = 0, phasing_ms = 0;
@@ -119,6 +137,9 @@ struct GenerationReport {
   // Time in NUFFTs (set_points and execute) within the three stages above: the reference
   // slices and every merge's two type 1 transforms.
   double nufft_ms = 0;
+  // The whole generation: the stages above, the scores against the truth (rank 0) and the
+  // result and checkpoint files.
+  double total_ms = 0;
   int cg_iterations = 0;
   double cg_residual = 0, fourier_error = 0;
   // Density correlation with the ground truth when present, else -2: aligned over translation

@@ -11,7 +11,16 @@ std::string bad_point_message(char axis, std::int64_t index, double value) {
   std::ostringstream os;
   os.precision(17);
   os << "nonuniform point " << axis << "[" << index << "] = " << value
-     << " is not a finite coordinate in [-3pi, 3pi)";
+     << " is not a finite coordinate in [-3pi, 3pi] (3pi rounded to the precision)";
+  return os.str();
+}
+
+std::string bad_type3_point_message(char array, std::int64_t index, double value) {
+  const bool source = array == 'x' || array == 'y' || array == 'z';
+  std::ostringstream os;
+  os.precision(17);
+  os << "type 3 " << (source ? "source " : "target ") << array << "[" << index << "] = " << value
+     << " is not finite";
   return os.str();
 }
 
@@ -31,15 +40,14 @@ void check_points_host(int dim, std::int64_t M, const T* x, const T* y, const T*
   for (int d = 0; d < dim; ++d) {
     require_pointer(coords[d], M, d == 0 ? "x" : d == 1 ? "y" : "z");
     const T* c = coords[d];
-    const T lim = static_cast<T>(kFoldLimit);
     // Branch-free scan first (vectorizes); locate the index only when something is wrong.
     // Count instead of a short-circuit && so the loop vectorizes (NaN fails both compares).
     std::int64_t bad = 0;
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-    for (std::int64_t j = 0; j < M; ++j) bad += !(c[j] >= -lim && c[j] < lim);
+    for (std::int64_t j = 0; j < M; ++j) bad += !in_fold_range(c[j]);
     if (bad != 0) {
       for (std::int64_t j = 0; j < M; ++j)
-        if (!(c[j] >= -lim && c[j] < lim))
+        if (!in_fold_range(c[j]))
           throw Error(ErrorCode::BadPoints, bad_point_message(names[d], j, double(c[j])));
     }
   }

@@ -29,6 +29,20 @@ NUFFTMP_HD std::int64_t mode_of_output_index(std::int64_t i, std::int64_t N, int
 NUFFTMP_HD std::int64_t fine_index_of_mode(std::int64_t k, std::int64_t nf) {
   return k >= 0 ? k : k + nf;
 }
+// The inverses, for engines that index by arithmetic instead of tables. N modes are
+// k = -floor(N/2) .. ceil(N/2) - 1 in either modeord; nf >= N.
+constexpr std::int64_t kNoMode = -(std::int64_t(1) << 62);
+// Mode held by fine-grid index l (0 <= l < nf), or kNoMode where l is zero padding.
+NUFFTMP_HD std::int64_t mode_of_fine_index(std::int64_t l, std::int64_t N, std::int64_t nf) {
+  if (l <= N - 1 - N / 2) return l;
+  if (l >= nf - N / 2) return l - nf;
+  return kNoMode;
+}
+// Output index of mode k under modeord.
+NUFFTMP_HD std::int64_t output_index_of_mode(std::int64_t k, std::int64_t N, int modeord) {
+  if (modeord == 0) return k + N / 2;
+  return k >= 0 ? k : k + N;
+}
 
 // Folds x in [-3pi, 3pi) into [0, 2pi) and scales to fine-grid units [0, nf).
 template <typename T>

@@ -1,7 +1,10 @@
 #include "common/plan_config.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <limits>
+#include <new>
 #include <sstream>
 
 #include "common/grid.hpp"
@@ -25,10 +28,24 @@ std::string str(V v) {
   return os.str();
 }
 
-// Largest single-axis mode count and fine grid we accept: keeps every product in int64 and
-// every per-axis index in the range the engines address.
-constexpr std::int64_t kMaxModesPerDim = std::int64_t(1) << 40;
-constexpr std::int64_t kMaxFineTotal = std::int64_t(1) << 46;
+// Physical memory of this host (0 when unknown).
+double host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+std::string gigabytes(double bytes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << bytes / 1e9 << " GB";
+  return os.str();
+}
+
+std::string modes_string(const PlanConfig& cfg) {
+  std::string s;
+  for (int d = 0; d < cfg.dim; ++d) s += (d ? " x " : "") + std::to_string(cfg.N[d]);
+  return s;
+}
 
 }  // namespace
 
@@ -36,7 +53,9 @@ template <typename T>
 PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, int isign,
                             int ntransf, double tol, const Options& opts) {
   PlanConfig cfg;
-  if (type != 1 && type != 2) bad("type = " + str(type) + " (must be 1 or 2)");
+  if (type == 3)
+    bad("type = 3 takes the dimension, not modes: Plan(3, dim, isign, ntransf, tol, opts)");
+  if (type != 1 && type != 2) bad("type = " + str(type) + " (must be 1, 2 or 3)");
   if (modes.empty() || modes.size() > 3)
     bad("modes has " + str(modes.size()) + " entries (dimension must be 1, 2 or 3)");
   if (isign != 1 && isign != -1) bad("isign = " + str(isign) + " (must be +1 or -1)");
@@ -71,18 +90,51 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
     cfg.N[d] = n;
   }
   cfg.kernel = make_kernel(cfg.tol, opts.upsampfac);
-  double fine_total = 1;
+  // Every size check before the first allocation: the kernel's Fourier tables hold
+  // N[d]/2 + 1 doubles each (half a terabyte per 2^36 modes of one axis).
+  double fine_total = 1, table_bytes = 0;
   for (int d = 0; d < 3; ++d) {
     if (d < cfg.dim) {
-      cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
-      fine_total *= static_cast<double>(cfg.nf[d]);
+      if (opts.spread_interp_only) {
+        // The modes are the fine grid itself; the engines need room for two kernel widths.
+        if (cfg.N[d] < 2 * cfg.kernel.w)
+          bad("spread_interp_only: modes[" + str(d) + "] = " + str(cfg.N[d]) +
+              " (the grid must hold at least 2 w = " + str(2 * cfg.kernel.w) +
+              " cells for the kernel width w of tol = " + str(cfg.tol) + ")");
+        cfg.nf[d] = cfg.N[d];
+      } else {
+        cfg.nf[d] = fine_grid_size(cfg.N[d], opts.upsampfac, cfg.kernel.w);
+        table_bytes += (static_cast<double>(cfg.N[d] / 2) + 1) * sizeof(double);
+      }
     } else {
       cfg.nf[d] = 1;
     }
+    fine_total *= static_cast<double>(cfg.nf[d]);
   }
   if (fine_total > static_cast<double>(kMaxFineTotal))
     throw Error(ErrorCode::OutOfMemory, "fine grid of " + str(fine_total) +
                                             " cells is beyond any memory (modes too large)");
+  const double host_bytes = host_memory_bytes();
+  if (host_bytes > 0 && table_bytes > host_bytes)
+    throw Error(ErrorCode::OutOfMemory, "modes " + modes_string(cfg) +
+                                            ": the kernel's Fourier tables need " +
+                                            gigabytes(table_bytes) + ", more than this host's " +
+                                            gigabytes(host_bytes));
+  return cfg;
+}
+
+template <typename T>
+PlanConfig make_type3_plan_config(int dim, int isign, int ntransf, double tol,
+                                  const Options& opts) {
+  if (dim < 1 || dim > 3) bad("dim = " + str(dim) + " (must be 1, 2 or 3)");
+  if (opts.spread_interp_only)
+    bad("spread_interp_only is for types 1 and 2 (type 3 spreads internally)");
+  // Placeholder modes of 1: everything but the grids is decided as for types 1/2.
+  PlanConfig cfg = make_plan_config<T>(1, std::vector<std::int64_t>(dim, 1), isign, ntransf,
+                                       tol, opts);
+  cfg.type = 3;
+  cfg.N = {1, 1, 1};
+  cfg.nf = {1, 1, 1};
   return cfg;
 }
 
@@ -90,5 +142,7 @@ template PlanConfig make_plan_config<float>(int, const std::vector<std::int64_t>
                                             double, const Options&);
 template PlanConfig make_plan_config<double>(int, const std::vector<std::int64_t>&, int, int,
                                              double, const Options&);
+template PlanConfig make_type3_plan_config<float>(int, int, int, double, const Options&);
+template PlanConfig make_type3_plan_config<double>(int, int, int, double, const Options&);
 
 }  // namespace nufftmp::detail

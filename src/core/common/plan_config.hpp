@@ -29,6 +29,11 @@ struct PlanConfig {
   std::int64_t num_fine() const { return nf[0] * nf[1] * nf[2]; }
 };
 
+// Largest single-axis mode count and fine grid we accept: keeps every product in int64 and
+// every per-axis index in the range the engines address.
+constexpr std::int64_t kMaxModesPerDim = std::int64_t(1) << 40;
+constexpr std::int64_t kMaxFineTotal = std::int64_t(1) << 46;
+
 // Smallest tolerance the precision can reach (below it the tolerance is clamped, with a warning).
 template <typename T> double precision_floor();
 
@@ -38,5 +43,11 @@ template <typename T> double precision_floor();
 template <typename T>
 PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, int isign,
                             int ntransf, double tol, const Options& opts);
+
+// Type 3: the same validation and kernel choice as types 1/2, for dimension dim; N and nf stay
+// 1 x 1 x 1 (the grids follow from the points, in set_points: common/type3_geometry.hpp).
+template <typename T>
+PlanConfig make_type3_plan_config(int dim, int isign, int ntransf, double tol,
+                                  const Options& opts);
 
 }  // namespace nufftmp::detail

@@ -45,15 +45,23 @@ class CpuEngine final : public Engine<T> {
         batch_(choose_batch(cfg, nthreads_)),
         ker_(cfg.kernel, cfg.opts.kernel_eval),
         shape_(make_shape(cfg)),
-        deconv_(cfg, shape_.row, shape_.pad) {
+        deconv_(cfg.opts.spread_interp_only ? Deconvolver<T>()
+                                            : Deconvolver<T>(cfg, shape_.row, shape_.pad)) {
     Timer t;
-    grid_ = GridBuffer<T>(shape_.cells() * batch_);
-    std::complex<T>* data = grid_.data() + shape_.pad;
-    const int fft_threads = threads_for(10.0 * shape_.cells() * batch_, nthreads_);
-    fft_full_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, fft_threads, data);
-    const int rest = cfg.ntransf % batch_;
-    if (rest != 0)
-      fft_rest_ = FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
+    // spread_interp_only: type 1 spreads straight into the modes, type 2 interpolates from a
+    // ghosted copy of them; neither transforms.
+    const bool direct = cfg.opts.spread_interp_only;
+    if (!direct || cfg.type == 2) grid_ = GridBuffer<T>(shape_.cells() * batch_);
+    if (!direct) {
+      std::complex<T>* data = grid_.data() + shape_.pad;
+      const int fft_threads = threads_for(10.0 * shape_.cells() * batch_, nthreads_);
+      fft_full_ =
+          FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, batch_, cfg.isign, fft_threads, data);
+      const int rest = cfg.ntransf % batch_;
+      if (rest != 0)
+        fft_rest_ =
+            FftPlan<T>(cfg.dim, cfg.nf.data(), shape_.row, rest, cfg.isign, fft_threads, data);
+    }
     if (cfg.opts.debug > 0)
       std::fprintf(stderr,
                    "nufftmp cpu: %d threads, batch %d, fine grid %.1f MB, %s loops, plan %.2f ms\n",
@@ -83,7 +91,15 @@ class CpuEngine final : public Engine<T> {
       std::complex<T>* cv = c == nullptr ? nullptr : c + v0 * M;
       std::complex<T>* fv = f + v0 * nmodes;
       Timer t;
-      if (cfg_.type == 1) {
+      if (cfg_.opts.spread_interp_only) {
+        if (cfg_.type == 1) {
+          spread<T>(pts_, ker_, shape_, cv, nvec, fv, nthreads_, scratch_);
+        } else {
+          load_grid<T>(shape_, fv, grid_.data(), nvec, nthreads_);
+          interp<T>(pts_, ker_, shape_, grid_.data(), nvec, cv, nthreads_, scratch_);
+        }
+        t_spread += t.lap_ms();
+      } else if (cfg_.type == 1) {
         spread<T>(pts_, ker_, shape_, cv, nvec, grid_.data(), nthreads_, scratch_);
         t_spread += t.lap_ms();
         fft.execute();

@@ -2,6 +2,7 @@
 // (zeroing the grids, sizing the per-thread boxes).
 #include "cpu/spread_interp.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -131,6 +132,20 @@ void fill_x_ghosts(const GridShape<T>& shape, std::complex<T>* grid, int nvec, i
   }
 }
 
+template <typename T>
+void load_grid(const GridShape<T>& shape, const std::complex<T>* f, std::complex<T>* grid,
+               int nvec, int nthreads) {
+  const std::int64_t rows = shape.nf[1] * shape.nf[2] * nvec, n0 = shape.nf[0];
+#pragma omp parallel for num_threads(threads_for(rows * n0, nthreads)) schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r)
+    std::copy(f + r * n0, f + (r + 1) * n0, grid + r * shape.row + shape.pad);
+  fill_x_ghosts(shape, grid, nvec, nthreads);
+}
+
+template void load_grid<float>(const GridShape<float>&, const std::complex<float>*,
+                               std::complex<float>*, int, int);
+template void load_grid<double>(const GridShape<double>&, const std::complex<double>*,
+                                std::complex<double>*, int, int);
 template void fill_x_ghosts<float>(const GridShape<float>&, std::complex<float>*, int, int);
 template void fill_x_ghosts<double>(const GridShape<double>&, std::complex<double>*, int, int);
 template void spread<float>(const SortedPoints<float>&, const KernelEvaluator<float>&,

@@ -37,6 +37,12 @@ inline std::int64_t x_ghosts_for_width(int w) { return w / 2 + 1; }
 template <typename T>
 void fill_x_ghosts(const GridShape<T>& shape, std::complex<T>* grid, int nvec, int nthreads);
 
+// Copies nvec compact grids (x-rows of nf[0] cells, as a spread_interp_only plan's modes) into
+// the layout above and fills the ghosts.
+template <typename T>
+void load_grid(const GridShape<T>& shape, const std::complex<T>* f, std::complex<T>* grid,
+               int nvec, int nthreads);
+
 // Spreading boxes: rows of whole 64-byte vectors (the loops of spread_impl.hpp store aligned
 // vectors), box_row_cells(sp) cells per x-row; a box takes box_reals(pts) values per vector.
 template <typename T>

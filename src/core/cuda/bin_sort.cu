@@ -1,18 +1,41 @@
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <climits>
+#include <mutex>
+#include <set>
+#include <string>
+#include <type_traits>
 
 #include "common/checks.hpp"
 #include "common/grid.hpp"
 #include "cuda/bin_sort.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_guard.hpp"
+#include "cuda/index_width.hpp"
+#include "cuda/sort_strategy.hpp"
+#include "cuda/stage_timer.hpp"
 
 namespace nufftmp::detail {
 
 namespace {
 
 constexpr int kThreads = 256;
+// Block counting: threads per block (the kernel fits 64 registers, so 1024 threads; with a
+// histogram over ~110 KB only one block fits an SM), and points each thread loads before it
+// ranks them (memory requests in flight while that one block runs).
+constexpr int kCountThreads = 1024;
+constexpr int kCountUnroll = 4;
+constexpr unsigned long long kNone = ULLONG_MAX;
+// status[] words.
+constexpr int kFirstBad = 0, kFirstInconsistent = 1, kNumSubproblems = 2, kStatusWords = 3;
+
+template <typename I>
+using Atomic = std::conditional_t<sizeof(I) == 4, unsigned int, unsigned long long>;
+
+struct Coords3 {
+  const void* c[3];
+};
 
 // Folded position of one coordinate, computed in double so float inputs on grids past 2^24
 // cells keep their exact cell: returns the bin coordinate, writes i0 and s.
@@ -27,114 +50,437 @@ __device__ __forceinline__ int locate_axis(T v, int nf, int w, int binsize, int 
   return b < nbins ? b : nbins - 1;
 }
 
-__device__ __forceinline__ bool legal(double v) {
-  return v >= -kFoldLimit && v < kFoldLimit;  // false for NaN
-}
-
-struct Coords3 {
-  const void* c[3];
+template <typename T>
+struct Located {
+  int bin;
+  bool ok;
+  std::int32_t i0[3];
+  T s[3];
 };
 
-// Per point: legality check, bin index, rank within its bin (warp-aggregated counting). When
-// unsorted, writes i0/s in user order directly.
-template <typename T, int D, bool Sort>
-__global__ void locate_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
-                              std::int64_t* counts, std::int32_t* bin_of, std::int64_t* rank,
-                              PointsView<T> direct, std::int32_t* i0_out0, std::int32_t* i0_out1,
-                              std::int32_t* i0_out2, T* s_out0, T* s_out1, T* s_out2,
-                              unsigned long long* first_bad) {
-  const int lane = threadIdx.x & 31;
-  // Warp-uniform loop: every lane of a warp runs the same iterations, so the match below is
-  // always made by the lanes that are really present.
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  std::int32_t* i0o[3] = {i0_out0, i0_out1, i0_out2};
-  T* so[3] = {s_out0, s_out1, s_out2};
-  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31);
-       base < M; base += stride) {
-    const std::int64_t j = base + lane;
-    const bool in = j < M;
-    int bin = 0;
-    if (in) {
-      int bc[3] = {0, 0, 0};
-      bool ok = true;
+// The sorted point data the kernels write (i0 and s per axis; unused axes null).
+template <typename T>
+struct PointArrays {
+  std::int32_t* i0[3];
+  T* s[3];
+};
+
+// Point p's i0/s at position q.
+template <typename T, int D>
+__device__ __forceinline__ void store_located(const PointArrays<T>& a, std::int64_t q,
+                                              const Located<T>& p) {
 #pragma unroll
-      for (int d = 0; d < D; ++d) {
-        const T v = static_cast<const T*>(coords.c[d])[j];
-        ok = ok && legal(static_cast<double>(v));
-        std::int32_t i0;
-        T s;
-        bc[d] = locate_axis(legal(double(v)) ? v : T(0), grid.nf[d], w, bins.size[d],
-                            bins.count[d], i0, s);
-        if (!Sort) {
-          i0o[d][j] = i0;
-          so[d][j] = s;
-        }
-      }
-      if (!ok) atomicMin(first_bad, static_cast<unsigned long long>(j));
-      bin = bc[0] + bins.count[0] * (bc[1] + bins.count[1] * bc[2]);
-    }
-    if (Sort) {
-      const unsigned active = __ballot_sync(0xffffffffu, in);
-      if (in) {
-        const unsigned peers = __match_any_sync(active, bin);
-        const int leader = __ffs(peers) - 1;
-        unsigned long long old = 0;
-        if (lane == leader)
-          old = atomicAdd(reinterpret_cast<unsigned long long*>(counts + bin),
-                          static_cast<unsigned long long>(__popc(peers)));
-        old = __shfl_sync(peers, old, leader);
-        bin_of[j] = bin;
-        rank[j] = static_cast<std::int64_t>(old) + __popc(peers & ((1u << lane) - 1u));
-      }
-    }
+  for (int d = 0; d < D; ++d) {
+    a.i0[d][q] = p.i0[d];
+    a.s[d][q] = p.s[d];
   }
-  (void)direct;
+}
+
+// One point's coordinates as given (D of them).
+template <typename T, int D>
+struct PointCoords {
+  T v[D];
+};
+
+template <typename T, int D>
+__device__ __forceinline__ PointCoords<T, D> load_coords(const Coords3& coords, std::int64_t j) {
+  PointCoords<T, D> c;
+#pragma unroll
+  for (int d = 0; d < D; ++d) c.v[d] = static_cast<const T*>(coords.c[d])[j];
+  return c;
+}
+
+// Legality, bin, i0 and s per axis of one point. Illegal coordinates are located as 0, so both
+// passes of the sort see the same bin for every point even when the call will be refused.
+// Every kernel below locates through this one function (the packed scatter's unpack too, from
+// the bit-exact coordinates of its record): the scatter's bins are the count's.
+template <typename T, int D>
+__device__ __forceinline__ Located<T> locate_values(const PointCoords<T, D>& c,
+                                                    const GridView& grid, const BinView& bins,
+                                                    int w) {
+  Located<T> p;
+  p.ok = true;
+  int bc[3] = {0, 0, 0};
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    const T v = c.v[d];
+    const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
+    p.ok = p.ok && ok;
+    bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.size[d], bins.count[d], p.i0[d],
+                        p.s[d]);
+  }
+  p.bin = bc[0] + bins.count[0] * (bc[1] + bins.count[1] * bc[2]);
+  return p;
 }
 
 template <typename T, int D>
+__device__ __forceinline__ Located<T> locate_point(const Coords3& coords, std::int64_t j,
+                                                   const GridView& grid, const BinView& bins,
+                                                   int w) {
+  return locate_values<T, D>(load_coords<T, D>(coords, j), grid, bins, w);
+}
+
+// One atomicMin per warp with bad points: its lowest lane holds its smallest index. All 32
+// lanes must call it (the loops below are warp-uniform).
+__device__ __forceinline__ void report_bad(bool bad, std::int64_t j, unsigned long long* status) {
+  const unsigned b = __ballot_sync(0xffffffffu, bad);
+  if (b != 0 && int(threadIdx.x & 31) == __ffs(b) - 1)
+    atomicMin(status + kFirstBad, static_cast<unsigned long long>(j));
+}
+
+// Warp-uniform grid-stride loop over points: f(j, in) for every lane, in = (j < M).
+template <typename F>
+__device__ __forceinline__ void for_each_point_by_warp(std::int64_t M, F&& f) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u);
+       base < M; base += stride) {
+    const std::int64_t j = base + (threadIdx.x & 31);
+    f(j, j < M);
+  }
+}
+
+// Unsorted (GM): legality, and i0/s in user order.
+template <typename T, int D>
+__global__ void locate_unsorted_kernel(Coords3 coords, std::int64_t M, GridView grid,
+                                       BinView bins, int w, PointArrays<T> out,
+                                       unsigned long long* status) {
+  for_each_point_by_warp(M, [&](std::int64_t j, bool in) {
+    bool ok = true;
+    if (in) {
+      const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
+      ok = p.ok;
+      store_located<T, D>(out, j, p);
+    }
+    report_bad(in && !ok, j, status);
+  });
+}
+
+// Sorted, pass 1, global counting: legality, and each point's rank within its bin
+// (warp-aggregated: the lanes of a warp that share a bin take consecutive ranks from one
+// atomic on the bin's global counter).
+template <typename T, int D, typename I>
+__global__ void locate_sorted_kernel(Coords3 coords, std::int64_t M, GridView grid,
+                                     BinView bins, int w, I* counts, I* rank,
+                                     unsigned long long* status) {
+  using U = Atomic<I>;
+  const int lane = threadIdx.x & 31;
+  for_each_point_by_warp(M, [&](std::int64_t j, bool in) {
+    int bin = 0;
+    bool ok = true;
+    if (in) {
+      const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
+      bin = p.bin;
+      ok = p.ok;
+    }
+    report_bad(in && !ok, j, status);
+    const unsigned active = __ballot_sync(0xffffffffu, in);
+    if (in) {
+      const unsigned peers = __match_any_sync(active, bin);
+      const int leader = __ffs(peers) - 1;
+      U old = 0;
+      if (lane == leader)
+        old = atomicAdd(reinterpret_cast<U*>(counts) + bin, static_cast<U>(__popc(peers)));
+      old = __shfl_sync(peers, old, leader);
+      rank[j] = static_cast<I>(old) + static_cast<I>(__popc(peers & ((1u << lane) - 1u)));
+    }
+  });
+}
+
+// Sorted, pass 1, block counting (sort_strategy.hpp): block b counts points
+// [b 2^shift, (b + 1) 2^shift) in a shared histogram of every bin; a point's rank is its place
+// among the block's points of its bin. At the end the block writes its count of bin k to
+// table[k G + b] (G blocks), and block 0 the closing 0, so that one exclusive scan of the table
+// gives each (bin, block) the sorted position of its first point. Shared atomics only: the
+// global counters' contention (a few hundred thousand same-address atomics for clustered
+// points, one atomic per point for uniform ones) is gone. A warp whose points all share a bin
+// (clustered) takes its ranks with one shared atomic; others use one per lane (shared atomics
+// of distinct bins do not serialise). The warp loop is uniform, as report_bad requires.
+template <typename T, int D, typename I>
+__global__ void __launch_bounds__(kCountThreads)
+    count_block_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
+                       int shift, I* table, I* rank, unsigned long long* status) {
+  extern __shared__ unsigned int hist[];
+  const std::int64_t nbins = bins.total;
+  for (std::int64_t b = threadIdx.x; b < nbins; b += blockDim.x) hist[b] = 0u;
+  __syncthreads();
+  const std::int64_t begin = std::int64_t(blockIdx.x) << shift;
+  const std::int64_t end = min(M, begin + (std::int64_t(1) << shift));
+  const int lane = threadIdx.x & 31;
+  const std::int64_t step = blockDim.x;
+  for (std::int64_t base = begin + (threadIdx.x & ~31u); base < end;
+       base += kCountUnroll * step) {
+    // All loads first: kCountUnroll points of each thread in flight.
+    PointCoords<T, D> c[kCountUnroll];
+    bool in[kCountUnroll];
+#pragma unroll
+    for (int k = 0; k < kCountUnroll; ++k) {
+      const std::int64_t j = base + k * step + lane;
+      in[k] = j < end;
+      if (in[k]) c[k] = load_coords<T, D>(coords, j);
+    }
+#pragma unroll
+    for (int k = 0; k < kCountUnroll; ++k) {
+      const std::int64_t j = base + k * step + lane;
+      int bin = 0;
+      bool ok = true;
+      if (in[k]) {
+        const Located<T> p = locate_values<T, D>(c[k], grid, bins, w);
+        bin = p.bin;
+        ok = p.ok;
+      }
+      report_bad(in[k] && !ok, j, status);
+      const unsigned active = __ballot_sync(0xffffffffu, in[k]);
+      if (in[k]) {
+        const unsigned ub = static_cast<unsigned>(bin);
+        unsigned r;
+        if (__reduce_min_sync(active, ub) == __reduce_max_sync(active, ub)) {
+          const int leader = __ffs(active) - 1;
+          unsigned old = 0;
+          if (lane == leader) old = atomicAdd(hist + bin, static_cast<unsigned>(__popc(active)));
+          old = __shfl_sync(active, old, leader);
+          r = old + static_cast<unsigned>(__popc(active & ((1u << lane) - 1u)));
+        } else {
+          r = atomicAdd(hist + bin, 1u);
+        }
+        rank[j] = static_cast<I>(r);
+      }
+    }
+  }
+  __syncthreads();
+  const std::int64_t G = gridDim.x;
+  for (std::int64_t b = threadIdx.x; b < nbins; b += blockDim.x)
+    table[b * G + blockIdx.x] = static_cast<I>(hist[b]);
+  if (blockIdx.x == 0 && threadIdx.x == 0) table[nbins * G] = 0;
+}
+
+// Where the sorted positions start, for pass 2. Global counting: start = the scanned bin
+// counts (nbins + 1), stride 1, shift 62 (every point in "block" 0). Block counting: start =
+// the scanned (bin, block) table, stride G, shift as counted.
+template <typename I>
+struct SortOffsets {
+  const I* start;
+  std::int64_t stride;
+  int shift;
+};
+
+// Sorted position of point j, or -1 (and the point recorded as inconsistent) when it falls
+// outside its bin's (or its bin-and-block's) range. That cannot happen, as both passes locate
+// alike; the check keeps every write in bounds even if the coordinates changed between the
+// passes.
+template <typename I>
+__device__ __forceinline__ std::int64_t sorted_position(int bin, std::int64_t j, const I* rank,
+                                                        const SortOffsets<I>& off,
+                                                        unsigned long long* status) {
+  const std::int64_t e = std::int64_t(bin) * off.stride + (j >> off.shift);
+  const std::int64_t pos = std::int64_t(off.start[e]) + std::int64_t(rank[j]);
+  if (pos >= std::int64_t(off.start[e + 1])) {
+    atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(j));
+    return -1;
+  }
+  return pos;
+}
+
+// Sorted, pass 2 (direct variant): every point writes its permutation entry and its i0/s at
+// its sorted position (2 dim + 1 scattered writes per point).
+template <typename T, int D, typename I>
 __global__ void scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins,
-                               int w, const std::int32_t* bin_of, const std::int64_t* rank,
-                               const std::int64_t* bin_start, std::int64_t* perm,
-                               std::int32_t* i0_0, std::int32_t* i0_1, std::int32_t* i0_2,
-                               T* s_0, T* s_1, T* s_2) {
-  std::int32_t* i0o[3] = {i0_0, i0_1, i0_2};
-  T* so[3] = {s_0, s_1, s_2};
+                               int w, const I* rank, SortOffsets<I> off, I* perm,
+                               PointArrays<T> out, unsigned long long* status) {
   for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < M;
        j += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t pos = bin_start[bin_of[j]] + rank[j];
-    perm[pos] = j;
+    const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
+    const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
+    if (pos < 0) continue;
+    perm[pos] = static_cast<I>(j);
+    store_located<T, D>(out, pos, p);
+  }
+}
+
+// Sorted, pass 2 (gather variant; step 1): the permutation only (one scattered write per
+// point).
+template <typename T, int D, typename I>
+__global__ void scatter_index_kernel(Coords3 coords, std::int64_t M, GridView grid,
+                                     BinView bins, int w, const I* rank, SortOffsets<I> off,
+                                     I* perm, unsigned long long* status) {
+  for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < M;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
+    const Located<T> p = locate_point<T, D>(coords, j, grid, bins, w);
+    const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
+    if (pos >= 0) perm[pos] = static_cast<I>(j);
+  }
+}
+
+// Gather variant, step 2: sorted position q reads its point's coordinates and writes i0/s
+// coalesced. A position the scatter could not fill (reported as inconsistent, so the call
+// fails) holds a stale index: it is range-checked before any read.
+template <typename T, int D, typename I>
+__global__ void gather_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
+                              const I* perm, PointArrays<T> out) {
+  for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < M;
+       q += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t j = static_cast<std::int64_t>(perm[q]);
+    if (j < 0 || j >= M) continue;
+    store_located<T, D>(out, q, locate_point<T, D>(coords, j, grid, bins, w));
+  }
+}
+
+// A packed record (packed variant): the D coordinates bit for bit, then the user index, in
+// kWords 32-bit words (sort_strategy.hpp), stored and loaded with whole 16- or 8-byte accesses.
+template <typename T, int D, typename I>
+struct Record {
+  static constexpr int kCoordWords = D * int(sizeof(T) / 4);
+  static constexpr int kWords = packed_record_words(D, int(sizeof(T)), int(sizeof(I)));
+  static_assert(kCoordWords + int(sizeof(I) / 4) <= kWords, "record too small");
+
+  __device__ __forceinline__ static void store(unsigned* records, std::int64_t pos,
+                                               const PointCoords<T, D>& c, std::int64_t j) {
+    unsigned wd[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) wd[i] = 0u;
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-      const T v = static_cast<const T*>(coords.c[d])[j];
-      std::int32_t i0;
-      T s;
-      locate_axis(v, grid.nf[d], w, bins.size[d], bins.count[d], i0, s);
-      i0o[d][pos] = i0;
-      so[d][pos] = s;
+      if constexpr (sizeof(T) == 4) {
+        wd[d] = __float_as_uint(c.v[d]);
+      } else {
+        const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(c.v[d]));
+        wd[2 * d] = static_cast<unsigned>(b);
+        wd[2 * d + 1] = static_cast<unsigned>(b >> 32);
+      }
     }
+    const unsigned long long uj = static_cast<unsigned long long>(j);
+    wd[kCoordWords] = static_cast<unsigned>(uj);
+    if constexpr (sizeof(I) == 8) wd[kCoordWords + 1] = static_cast<unsigned>(uj >> 32);
+    unsigned* p = records + pos * kWords;
+    if constexpr (kWords % 4 == 0) {
+#pragma unroll
+      for (int i = 0; i < kWords / 4; ++i)
+        reinterpret_cast<uint4*>(p)[i] = make_uint4(wd[4 * i], wd[4 * i + 1], wd[4 * i + 2],
+                                                    wd[4 * i + 3]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kWords / 2; ++i)
+        reinterpret_cast<uint2*>(p)[i] = make_uint2(wd[2 * i], wd[2 * i + 1]);
+    }
+  }
+
+  __device__ __forceinline__ static void load(const unsigned* records, std::int64_t q,
+                                              PointCoords<T, D>& c, std::int64_t& j) {
+    unsigned wd[kWords];
+    const unsigned* p = records + q * kWords;
+    if constexpr (kWords % 4 == 0) {
+#pragma unroll
+      for (int i = 0; i < kWords / 4; ++i) {
+        const uint4 v = reinterpret_cast<const uint4*>(p)[i];
+        wd[4 * i] = v.x;
+        wd[4 * i + 1] = v.y;
+        wd[4 * i + 2] = v.z;
+        wd[4 * i + 3] = v.w;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kWords / 2; ++i) {
+        const uint2 v = reinterpret_cast<const uint2*>(p)[i];
+        wd[2 * i] = v.x;
+        wd[2 * i + 1] = v.y;
+      }
+    }
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      if constexpr (sizeof(T) == 4) {
+        c.v[d] = __uint_as_float(wd[d]);
+      } else {
+        c.v[d] = __hiloint2double(static_cast<int>(wd[2 * d + 1]), static_cast<int>(wd[2 * d]));
+      }
+    }
+    unsigned long long uj = wd[kCoordWords];
+    if constexpr (sizeof(I) == 8) uj |= static_cast<unsigned long long>(wd[kCoordWords + 1]) << 32;
+    j = static_cast<std::int64_t>(uj);
+  }
+};
+
+// Sorted, pass 2 (packed variant; step 1): each point reads its coordinates coalesced and
+// writes one record to its sorted position - one scattered record (half, one or a whole
+// 32-byte sector) per point instead of the gather's permutation write plus D random reads.
+template <typename T, int D, typename I>
+__global__ void scatter_packed_kernel(Coords3 coords, std::int64_t M, GridView grid,
+                                      BinView bins, int w, const I* rank, SortOffsets<I> off,
+                                      unsigned* records, unsigned long long* status) {
+  for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < M;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
+    const PointCoords<T, D> c = load_coords<T, D>(coords, j);
+    const Located<T> p = locate_values<T, D>(c, grid, bins, w);
+    const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
+    if (pos >= 0) Record<T, D, I>::store(records, pos, c, j);
   }
 }
 
-__global__ void count_subproblems_kernel(const std::int64_t* bin_start, std::int64_t nbins,
-                                         int maxsub, std::int64_t* nsub) {
+// Packed variant, step 2: sorted position q reads its record coalesced, locates it again from
+// the same bits (so i0/s equal the other variants' exactly) and writes i0/s and the
+// permutation coalesced. A record the scatter could not fill (the call then fails) is stale:
+// nothing here reads through it.
+template <typename T, int D, typename I>
+__global__ void unpack_kernel(const unsigned* records, std::int64_t M, GridView grid,
+                              BinView bins, int w, I* perm, PointArrays<T> out) {
+  for (std::int64_t q = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < M;
+       q += std::int64_t(gridDim.x) * blockDim.x) {
+    PointCoords<T, D> c;
+    std::int64_t j;
+    Record<T, D, I>::load(records, q, c, j);
+    perm[q] = static_cast<I>(j);
+    store_located<T, D>(out, q, locate_values<T, D>(c, grid, bins, w));
+  }
+}
+
+// Block counting, for the subproblems: each bin's start from the scanned table (its block 0
+// entry; entry nbins G = M closes the last bin) and its number of subproblems.
+template <typename I>
+__global__ void bin_starts_kernel(const I* table, std::int64_t G, std::int64_t nbins,
+                                  int maxsub, I* bin_start, I* nsub) {
   for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b <= nbins;
        b += std::int64_t(gridDim.x) * blockDim.x) {
-    nsub[b] = b < nbins ? (bin_start[b + 1] - bin_start[b] + maxsub - 1) / maxsub : 0;
+    const std::int64_t first = static_cast<std::int64_t>(table[b * G]);
+    bin_start[b] = static_cast<I>(first);
+    const std::int64_t n = b < nbins ? std::int64_t(table[(b + 1) * G]) - first : 0;
+    nsub[b] = static_cast<I>((n + maxsub - 1) / maxsub);
   }
 }
 
-__global__ void fill_subproblems_kernel(const std::int64_t* bin_start,
-                                        const std::int64_t* sub_start, std::int64_t nbins,
-                                        int maxsub, Subproblem* subs) {
-  for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nbins;
+template <typename I>
+__global__ void count_subproblems_kernel(const I* bin_start, std::int64_t nbins, int maxsub,
+                                         I* nsub) {
+  for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b <= nbins;
        b += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t n = bin_start[b + 1] - bin_start[b];
-    std::int64_t out = sub_start[b];
-    for (std::int64_t k = 0; k < n; k += maxsub) {
-      const std::int64_t cnt = n - k < maxsub ? n - k : maxsub;
-      subs[out++] = Subproblem{bin_start[b] + k, static_cast<std::int32_t>(cnt),
-                               static_cast<std::int32_t>(b)};
+    const std::int64_t n = b < nbins ? std::int64_t(bin_start[b + 1]) - bin_start[b] : 0;
+    nsub[b] = static_cast<I>((n + maxsub - 1) / maxsub);
+  }
+}
+
+// One thread per subproblem s (in bin order, as the spreaders expect): its bin is the b with
+// sub_start[b] <= s < sub_start[b + 1] (binary search), so a crowded bin does not serialise on
+// one thread. The count is read on the device; the launch covers the upper bound `capacity`.
+template <typename I>
+__global__ void fill_subproblems_kernel(const I* bin_start, const I* sub_start,
+                                        std::int64_t nbins, int maxsub, std::int64_t capacity,
+                                        Subproblem* subs, unsigned long long* status) {
+  const std::int64_t total = static_cast<std::int64_t>(sub_start[nbins]);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    status[kNumSubproblems] = static_cast<unsigned long long>(total);
+    if (total > capacity) atomicMin(status + kFirstInconsistent, 0ull);
+  }
+  const std::int64_t n = total < capacity ? total : capacity;
+  for (std::int64_t s = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < n;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t lo = 0, hi = nbins;  // sub_start[lo] <= s < sub_start[hi]
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<std::int64_t>(sub_start[mid]) <= s) lo = mid;
+      else hi = mid;
     }
+    const std::int64_t first =
+        std::int64_t(bin_start[lo]) + (s - std::int64_t(sub_start[lo])) * maxsub;
+    const std::int64_t left = std::int64_t(bin_start[lo + 1]) - first;
+    subs[s] = Subproblem{first, static_cast<std::int32_t>(left < maxsub ? left : maxsub),
+                         static_cast<std::int32_t>(lo)};
   }
 }
 
@@ -146,22 +492,53 @@ int grid_for(std::int64_t n, int device) {
   return static_cast<int>(blocks < 1 ? 1 : (blocks < cap ? blocks : cap));
 }
 
-// CUB's two-call idiom: size query, stream-ordered temporary, the scan.
-void exclusive_sum(const std::int64_t* in, std::int64_t* out, std::int64_t n, int device,
+// Blocks of kThreads for the grid-stride passes of the sort whose order matters: no more than
+// fit the device at once with every one of `kernels` (their smallest occupancy), so that the
+// grid's rounds sweep the points in index order - round r covers [r R, (r + 1) R), R = blocks x
+// kThreads - instead of each wave of blocks sweeping the whole range (what a grid larger than
+// the device does). The scatters rely on it: their writes then fill each cache line of the
+// sorted arrays within a round or two, while it is in the L2 (with block counting a line spans
+// the shares of neighbouring chunks; with global counting the count and the scatter must take
+// the points in the same order, so they share this grid).
+template <typename... K>
+int resident_grid(std::int64_t n, int device, K*... kernels) {
+  int sms = 0;
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = INT_MAX;
+  auto fit = [&](auto* kernel) {
+    int b = 0;
+    NUFFTMP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, kThreads, 0));
+    per_sm = std::min(per_sm, b);
+  };
+  (fit(kernels), ...);
+  const std::int64_t cap = std::int64_t(sms > 0 ? sms : 80) * std::max(per_sm, 1);
+  const std::int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min(blocks, cap)));
+}
+
+// CUB's two-call idiom, with the workspace kept in the scratch.
+template <typename I>
+std::size_t scan_bytes(std::int64_t n, cudaStream_t stream) {
+  std::size_t bytes = 0;
+  NUFFTMP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const I*>(nullptr),
+                                                 static_cast<I*>(nullptr), n, stream));
+  return bytes > 16 ? bytes : 16;  // never an empty workspace: a null one means "size query"
+}
+template <typename I>
+void exclusive_sum(const I* in, I* out, std::int64_t n, DeviceBuffer<unsigned char>& temp,
                    cudaStream_t stream) {
-  std::size_t temp_bytes = 0;
-  NUFFTMP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, n, stream));
-  DeviceBuffer<unsigned char> temp(temp_bytes, device, stream, "scan workspace");
-  NUFFTMP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, in, out, n, stream));
+  std::size_t bytes = temp.bytes();
+  NUFFTMP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, in, out, n, stream));
+}
+
+template <typename T>
+PointArrays<T> arrays_of(SortedPoints<T>& out) {
+  return PointArrays<T>{{out.i0[0].get(), out.i0[1].get(), out.i0[2].get()},
+                        {out.s[0].get(), out.s[1].get(), out.s[2].get()}};
 }
 
 template <typename T, int D>
-std::int64_t prepare_dim(const PointPrepRequest& req, std::int64_t M, Coords3 coords,
-                         SortedPoints<T>& out) {
-  const int dev = req.device;
-  cudaStream_t st = req.stream;
-  out.M = 0;
-  out.sorted = req.sort;
+void reserve_coordinates(SortedPoints<T>& out, std::int64_t M, int dev, cudaStream_t st) {
   for (int d = 0; d < 3; ++d) {
     if (d < D) {
       out.i0[d].reserve(M, dev, st, "point cells (i0)");
@@ -171,79 +548,262 @@ std::int64_t prepare_dim(const PointPrepRequest& req, std::int64_t M, Coords3 co
       out.s[d].release();
     }
   }
-  DeviceBuffer<unsigned long long> bad(1, dev, st, "point check flag");
-  NUFFTMP_CUDA_TRY(cudaMemsetAsync(bad.get(), 0xff, sizeof(unsigned long long), st));
-  const std::int64_t nbins = req.bins.total;
-  unsigned long long h_bad = ULLONG_MAX;
-  std::int64_t h_nsub = 0;
-  DeviceBuffer<std::int32_t> bin_of;
-  DeviceBuffer<std::int64_t> rank, counts, nsub, sub_start;
-  const int blocks = grid_for(M, dev);
-  if (!req.sort) {
-    out.perm.release();
-    out.bin_start.release();
-    out.subproblems.release();
-    out.num_subproblems = 0;
-    if (M > 0) {
-      locate_kernel<T, D, false><<<blocks, kThreads, 0, st>>>(
-          coords, M, req.grid, req.bins, req.w, nullptr, nullptr, nullptr, PointsView<T>{},
-          out.i0[0].get(), out.i0[1].get(), out.i0[2].get(), out.s[0].get(), out.s[1].get(),
-          out.s[2].get(), bad.get());
-      NUFFTMP_CUDA_CHECK_LAUNCH("locate_kernel");
-    }
-    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(&h_bad, bad.get(), sizeof h_bad, cudaMemcpyDeviceToHost, st));
-    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(st));
-    if (h_bad != ULLONG_MAX) return static_cast<std::int64_t>(h_bad);
-    out.M = M;
-    return -1;
-  }
+}
 
-  out.perm.reserve(M, dev, st, "sort permutation");
-  out.bin_start.reserve(nbins + 1, dev, st, "bin offsets");
-  bin_of.allocate(M, dev, st, "bin indices (temporary)");
-  rank.allocate(M, dev, st, "ranks in bins (temporary)");
-  counts.allocate(nbins + 1, dev, st, "bin counts (temporary)");
-  NUFFTMP_CUDA_TRY(cudaMemsetAsync(counts.get(), 0, (nbins + 1) * sizeof(std::int64_t), st));
-  if (M > 0) {
-    locate_kernel<T, D, true><<<blocks, kThreads, 0, st>>>(
-        coords, M, req.grid, req.bins, req.w, counts.get(), bin_of.get(), rank.get(),
-        PointsView<T>{}, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, bad.get());
-    NUFFTMP_CUDA_CHECK_LAUNCH("locate_kernel");
-  }
-  exclusive_sum(counts.get(), out.bin_start.get(), nbins + 1, dev, st);
-  if (req.maxsub > 0) {
-    nsub.allocate(nbins + 1, dev, st, "subproblem counts (temporary)");
-    sub_start.allocate(nbins + 1, dev, st, "subproblem offsets (temporary)");
-    count_subproblems_kernel<<<grid_for(nbins + 1, dev), kThreads, 0, st>>>(
-        out.bin_start.get(), nbins, req.maxsub, nsub.get());
-    NUFFTMP_CUDA_CHECK_LAUNCH("count_subproblems_kernel");
-    exclusive_sum(nsub.get(), sub_start.get(), nbins + 1, dev, st);
-    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(&h_nsub, sub_start.get() + nbins, sizeof h_nsub,
-                                     cudaMemcpyDeviceToHost, st));
-  }
-  NUFFTMP_CUDA_TRY(cudaMemcpyAsync(&h_bad, bad.get(), sizeof h_bad, cudaMemcpyDeviceToHost, st));
+// The status words back on the host: the call's one synchronisation.
+void read_status(DeviceBuffer<unsigned long long>& status, unsigned long long (&h)[kStatusWords],
+                 cudaStream_t st) {
+  NUFFTMP_CUDA_TRY(cudaMemcpyAsync(h, status.get(), sizeof h, cudaMemcpyDeviceToHost, st));
   NUFFTMP_CUDA_TRY(cudaStreamSynchronize(st));
-  if (h_bad != ULLONG_MAX) return static_cast<std::int64_t>(h_bad);
+}
 
+template <typename T, int D>
+std::int64_t prepare_unsorted(const PointPrepRequest& req, std::int64_t M, Coords3 coords,
+                              SortedPoints<T>& out, StageTimer& tm) {
+  const int dev = req.device;
+  cudaStream_t st = req.stream;
+  reserve_coordinates<T, D>(out, M, dev, st);
+  out.perm32.release();
+  out.perm64.release();
+  out.subproblems.release();
+  out.num_subproblems = 0;
+  out.scratch.status.reserve(kStatusWords, dev, st, "point check flags");
+  tm.mark("alloc");
+  NUFFTMP_CUDA_TRY(cudaMemsetAsync(out.scratch.status.get(), 0xff,
+                                   kStatusWords * sizeof(unsigned long long), st));
   if (M > 0) {
-    scatter_kernel<T, D><<<blocks, kThreads, 0, st>>>(
-        coords, M, req.grid, req.bins, req.w, bin_of.get(), rank.get(), out.bin_start.get(),
-        out.perm.get(), out.i0[0].get(), out.i0[1].get(), out.i0[2].get(), out.s[0].get(),
-        out.s[1].get(), out.s[2].get());
+    locate_unsorted_kernel<T, D><<<grid_for(M, dev), kThreads, 0, st>>>(
+        coords, M, req.grid, req.bins, req.w, arrays_of(out), out.scratch.status.get());
+    NUFFTMP_CUDA_CHECK_LAUNCH("locate_unsorted_kernel");
+  }
+  tm.mark("locate");
+  unsigned long long h[kStatusWords];
+  read_status(out.scratch.status, h, st);
+  tm.mark("sync");
+  if (h[kFirstBad] != kNone) return static_cast<std::int64_t>(h[kFirstBad]);
+  out.sorted = false;
+  out.wide = false;
+  out.M = M;
+  return -1;
+}
+
+template <typename I, typename T>
+I* perm_of(SortedPoints<T>& out) {
+  if constexpr (sizeof(I) == 4) return out.perm32.get();
+  else return out.perm64.get();
+}
+
+// Block counting for this call: its geometry (sort_strategy.hpp) from the device's shared
+// memory and the counting kernel's occupancy, or blocks = 0 (global counting).
+struct CountPlan {
+  std::int64_t blocks = 0;
+  int shift = 0;
+  std::size_t shared_bytes = 0;
+  std::int64_t table_capacity = 0;  // entries kept in the scratch (grow-only)
+};
+
+template <typename T, int D, typename I>
+CountPlan plan_count(const PointPrepRequest& req, std::int64_t M) {
+  CountPlan cp;
+  if (req.count == CountKind::Global || M <= 0) return cp;
+  const std::int64_t nbins = req.bins.total;
+  int optin = 0, sms = 0;
+  NUFFTMP_CUDA_TRY(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, req.device));
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, req.device));
+  const std::size_t bytes = static_cast<std::size_t>(nbins) * sizeof(unsigned int);
+  if (bytes > static_cast<std::size_t>(optin)) return cp;
+  auto* kernel = count_block_kernel<T, D, I>;
+  if (bytes > 48 * 1024)
+    NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+  int per_sm = 0;
+  NUFFTMP_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCountThreads, bytes));
+  const std::int64_t resident = std::int64_t(per_sm) * sms;
+  const BlockCount g = block_count_geometry(req.count, M, nbins, resident);
+  if (g.blocks == 0) return cp;
+  cp.blocks = g.blocks;
+  cp.shift = g.shift;
+  cp.shared_bytes = bytes;
+  cp.table_capacity = block_count_table_capacity(M, nbins, resident);
+  return cp;
+}
+
+template <typename T, int D, typename I>
+std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3 coords,
+                            SortedPoints<T>& out, StageTimer& tm) {
+  const int dev = req.device;
+  cudaStream_t st = req.stream;
+  const std::int64_t nbins = req.bins.total, nb1 = nbins + 1;
+  const bool subs = req.maxsub > 0;
+  SortScratch& sc = out.scratch;
+  using Rec = Record<T, D, I>;
+  const CountPlan cp = plan_count<T, D, I>(req, M);
+  const bool by_block = cp.blocks > 0;
+
+  reserve_coordinates<T, D>(out, M, dev, st);
+  if constexpr (sizeof(I) == 4) {
+    out.perm32.reserve(M, dev, st, "sort permutation");
+    out.perm64.release();
+  } else {
+    out.perm64.reserve(M, dev, st, "sort permutation");
+    out.perm32.release();
+  }
+  sc.rank.reserve(M * sizeof(I), dev, st, "ranks in bins");
+  sc.bin_arrays.reserve(4 * nb1 * sizeof(I), dev, st, "bin counts and offsets");
+  std::int64_t scan_max = nb1;
+  if (by_block) {
+    sc.table.reserve(cp.table_capacity * sizeof(I), dev, st, "per-block bin counts");
+    scan_max = std::max(scan_max, cp.table_capacity);
+  }
+  if (req.scatter == ScatterKind::Packed)
+    sc.records.reserve(M * Rec::kWords * sizeof(unsigned), dev, st, "packed point records");
+  sc.cub.reserve(scan_bytes<I>(scan_max, st), dev, st, "scan workspace");
+  sc.status.reserve(kStatusWords, dev, st, "point check flags");
+  const std::int64_t capacity = subproblem_capacity(M, nbins, req.maxsub);
+  if (subs) out.subproblems.reserve(capacity, dev, st, "subproblem list");
+  else out.subproblems.release();
+  out.num_subproblems = 0;
+  I* const counts = reinterpret_cast<I*>(sc.bin_arrays.get());
+  I* const bin_start = counts + nb1;
+  I* const nsub = bin_start + nb1;
+  I* const sub_start = nsub + nb1;
+  I* const rank = reinterpret_cast<I*>(sc.rank.get());
+  I* const table = reinterpret_cast<I*>(sc.table.get());
+  I* const perm = perm_of<I>(out);
+  unsigned long long* const status = sc.status.get();
+  tm.mark("alloc");
+
+  // Pass 1: legality and ranks; then the scan that turns counts into sorted offsets.
+  NUFFTMP_CUDA_TRY(cudaMemsetAsync(status, 0xff, kStatusWords * sizeof(unsigned long long), st));
+  // One grid for the order-sensitive passes (count with global atomics, the scatters), one for
+  // the coalesced second steps.
+  const int blocks = resident_grid(M, dev, locate_sorted_kernel<T, D, I>, scatter_kernel<T, D, I>,
+                                   scatter_index_kernel<T, D, I>, scatter_packed_kernel<T, D, I>);
+  SortOffsets<I> off{bin_start, 1, 62};
+  if (by_block) {
+    count_block_kernel<T, D, I><<<static_cast<unsigned>(cp.blocks), kCountThreads,
+                                  cp.shared_bytes, st>>>(coords, M, req.grid, req.bins, req.w,
+                                                         cp.shift, table, rank, status);
+    NUFFTMP_CUDA_CHECK_LAUNCH("count_block_kernel");
+    tm.mark("count");  // "locate" for global counting: the stage line tells which ran
+    exclusive_sum<I>(table, table, nbins * cp.blocks + 1, sc.cub, st);  // in place
+    off = SortOffsets<I>{table, cp.blocks, cp.shift};
+  } else {
+    NUFFTMP_CUDA_TRY(cudaMemsetAsync(counts, 0, nb1 * sizeof(I), st));
+    if (M > 0) {
+      locate_sorted_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                                 req.w, counts, rank, status);
+      NUFFTMP_CUDA_CHECK_LAUNCH("locate_sorted_kernel");
+    }
+    tm.mark("locate");
+    exclusive_sum<I>(counts, bin_start, nb1, sc.cub, st);
+  }
+  tm.mark("scan");
+
+  // Pass 2: the point data in sorted order.
+  const PointArrays<T> pa = arrays_of(out);
+  if (M > 0 && req.scatter == ScatterKind::Direct) {
+    scatter_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins, req.w,
+                                                         rank, off, perm, pa, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_kernel");
+    tm.mark("scatter");
+  } else if (M > 0 && req.scatter == ScatterKind::Gather) {
+    scatter_index_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                               req.w, rank, off, perm, status);
+    NUFFTMP_CUDA_CHECK_LAUNCH("scatter_index_kernel");
+    tm.mark("scatter");
+    gather_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(coords, M, req.grid, req.bins,
+                                                                 req.w, perm, pa);
+    NUFFTMP_CUDA_CHECK_LAUNCH("gather_kernel");
+    tm.mark("gather");
+  } else if (M > 0) {
+    auto* const records = reinterpret_cast<unsigned*>(sc.records.get());
+    scatter_packed_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(
+        coords, M, req.grid, req.bins, req.w, rank, off, records, status);
+    NUFFTMP_CUDA_CHECK_LAUNCH("scatter_packed_kernel");
+    tm.mark("scatter");
+    unpack_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(records, M, req.grid,
+                                                                 req.bins, req.w, perm, pa);
+    NUFFTMP_CUDA_CHECK_LAUNCH("unpack_kernel");
+    tm.mark("unpack");
+  }
+
+  if (subs) {
+    if (by_block) {
+      bin_starts_kernel<I><<<grid_for(nb1, dev), kThreads, 0, st>>>(table, cp.blocks, nbins,
+                                                                    req.maxsub, bin_start, nsub);
+      NUFFTMP_CUDA_CHECK_LAUNCH("bin_starts_kernel");
+    } else {
+      count_subproblems_kernel<I><<<grid_for(nb1, dev), kThreads, 0, st>>>(bin_start, nbins,
+                                                                          req.maxsub, nsub);
+      NUFFTMP_CUDA_CHECK_LAUNCH("count_subproblems_kernel");
+    }
+    exclusive_sum<I>(nsub, sub_start, nb1, sc.cub, st);
+    fill_subproblems_kernel<I><<<grid_for(capacity, dev), kThreads, 0, st>>>(
+        bin_start, sub_start, nbins, req.maxsub, capacity, out.subproblems.get(), status);
+    NUFFTMP_CUDA_CHECK_LAUNCH("fill_subproblems_kernel");
+    tm.mark("subproblems");
+  }
+  unsigned long long h[kStatusWords];
+  read_status(sc.status, h, st);
+  tm.mark("sync");
+  if (h[kFirstBad] != kNone) return static_cast<std::int64_t>(h[kFirstBad]);
+  if (h[kFirstInconsistent] != kNone)
+    throw Error(ErrorCode::Internal, "set_points: point " +
+                                         std::to_string(h[kFirstInconsistent]) +
+                                         " fell outside its bin in the sort's second pass "
+                                         "(were the coordinates written during set_points?)");
+  out.num_subproblems = subs ? static_cast<std::int64_t>(h[kNumSubproblems]) : 0;
+  out.sorted = true;
+  out.wide = sizeof(I) == 8;
+  out.M = M;
+  return -1;
+}
+
+template <typename T, int D>
+std::int64_t prepare_dim(const PointPrepRequest& req, std::int64_t M, Coords3 coords,
+                         SortedPoints<T>& out, StageTimer& tm) {
+  out.M = 0;
+  out.sorted = false;
+  if (!req.sort) return prepare_unsorted<T, D>(req, M, coords, out, tm);
+  if (sort_needs_index64(M, req.bins.total, req.maxsub, req.force_index64))
+    return prepare_sorted<T, D, std::int64_t>(req, M, coords, out, tm);
+  return prepare_sorted<T, D, std::int32_t>(req, M, coords, out, tm);
+}
+
+template <typename... P>
+void load(void (*kernel)(P...)) {
+  cudaFuncAttributes attr{};
+  NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+}
+
+// Both countings (auto picks per call, by M) and the request's scatter.
+template <typename T, int D>
+void load_dim(const PointPrepRequest& req) {
+  using I = std::int32_t;
+  if (!req.sort) return load(locate_unsorted_kernel<T, D>);
+  load(locate_sorted_kernel<T, D, I>);
+  if (req.count != CountKind::Global) {
+    load(count_block_kernel<T, D, I>);
+    if (req.maxsub > 0) load(bin_starts_kernel<I>);
+  }
+  switch (req.scatter) {
+    case ScatterKind::Direct: load(scatter_kernel<T, D, I>); break;
+    case ScatterKind::Gather:
+      load(scatter_index_kernel<T, D, I>);
+      load(gather_kernel<T, D, I>);
+      break;
+    case ScatterKind::Packed:
+      load(scatter_packed_kernel<T, D, I>);
+      load(unpack_kernel<T, D, I>);
+      break;
   }
   if (req.maxsub > 0) {
-    out.num_subproblems = h_nsub;
-    out.subproblems.reserve(h_nsub > 0 ? h_nsub : 1, dev, st, "subproblem list");
-    fill_subproblems_kernel<<<grid_for(nbins, dev), kThreads, 0, st>>>(
-        out.bin_start.get(), sub_start.get(), nbins, req.maxsub, out.subproblems.get());
-    NUFFTMP_CUDA_CHECK_LAUNCH("fill_subproblems_kernel");
-  } else {
-    out.subproblems.release();
-    out.num_subproblems = 0;
+    load(count_subproblems_kernel<I>);
+    load(fill_subproblems_kernel<I>);
   }
-  out.M = M;
-  return -1;  // temporaries are freed in stream order as they go out of scope
 }
 
 }  // namespace
@@ -252,12 +812,41 @@ template <typename T>
 std::int64_t prepare_points(const PointPrepRequest& req, std::int64_t M, const T* x, const T* y,
                             const T* z, SortedPoints<T>& out) {
   DeviceGuard guard(req.device);
+  if (req.sort && req.bins.total >= kIndex32Limit)
+    throw Error(ErrorCode::NotAvailable,
+                "set_points: " + std::to_string(req.bins.total) +
+                    " bins (over 2^31 - 1) for the sort; use larger bins (Options::binsize)");
+  StageTimer none(false, req.stream, "", 0);
+  StageTimer& tm = req.timer ? *req.timer : none;
   Coords3 c{{x, y, z}};
   switch (req.dim) {
-    case 1: return prepare_dim<T, 1>(req, M, c, out);
-    case 2: return prepare_dim<T, 2>(req, M, c, out);
-    default: return prepare_dim<T, 3>(req, M, c, out);
+    case 1: return prepare_dim<T, 1>(req, M, c, out, tm);
+    case 2: return prepare_dim<T, 2>(req, M, c, out, tm);
+    default: return prepare_dim<T, 3>(req, M, c, out, tm);
   }
+}
+
+template <typename T>
+void load_point_kernels(const PointPrepRequest& req) {
+  DeviceGuard guard(req.device);
+  switch (req.dim) {
+    case 1: load_dim<T, 1>(req); break;
+    case 2: load_dim<T, 2>(req); break;
+    default: load_dim<T, 3>(req); break;
+  }
+  if (!req.sort) return;
+  // CUB's scan kernels cannot be named here; one scan of two zeros loads them, once per device.
+  static std::mutex m;
+  static std::set<int> done;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (!done.insert(req.device).second) return;
+  }
+  DeviceBuffer<std::int32_t> two(4, req.device, req.stream, "scan warm-up");
+  DeviceBuffer<unsigned char> temp(scan_bytes<std::int32_t>(2, req.stream), req.device,
+                                   req.stream, "scan warm-up");
+  NUFFTMP_CUDA_TRY(cudaMemsetAsync(two.get(), 0, 4 * sizeof(std::int32_t), req.stream));
+  exclusive_sum<std::int32_t>(two.get(), two.get() + 2, 2, temp, req.stream);
 }
 
 template std::int64_t prepare_points<float>(const PointPrepRequest&, std::int64_t, const float*,
@@ -265,5 +854,7 @@ template std::int64_t prepare_points<float>(const PointPrepRequest&, std::int64_
 template std::int64_t prepare_points<double>(const PointPrepRequest&, std::int64_t,
                                              const double*, const double*, const double*,
                                              SortedPoints<double>&);
+template void load_point_kernels<float>(const PointPrepRequest&);
+template void load_point_kernels<double>(const PointPrepRequest&);
 
 }  // namespace nufftmp::detail

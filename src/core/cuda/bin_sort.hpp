@@ -1,9 +1,20 @@
 // set_points on the device: check the coordinates, fold them into the fine grid (as the exact
-// integer first cell i0 plus the Horner argument s), and counting-sort them by bin:
-// warp-aggregated bin counts (a warp whose points share a bin does one atomic, so clustered
-// points do not serialise on one counter), a CUB exclusive scan, and a scatter that writes the
-// point data physically permuted so every execute reads it coalesced. Optionally cuts each bin
-// into subproblems of at most maxsub points for the shared-memory methods.
+// integer first cell i0 plus the Horner argument s), and counting-sort them by bin, so every
+// execute reads the point data coalesced in bin order. Optionally cuts each bin into
+// subproblems of at most maxsub points for the shared-memory methods.
+//
+// Pass 1 counts (sort_strategy.hpp, CountKind): either block-local counts in shared memory,
+// one per (bin, block), scanned into the sorted offset of every (bin, block) - no global
+// atomics - or warp-aggregated atomics on one global counter per bin (`__match_any_sync`: a
+// warp whose points share a bin does one atomic), then a CUB scan. Either gives each point its
+// rank. Pass 2 scatters (ScatterKind): a packed record per point then a coalesced unpack, the
+// permutation then a gather, or every array directly. The scatter recomputes each point's bin
+// from its coordinates with the same code as the count (cheaper than storing it).
+//
+// The first bad point is found by pass 1 (no extra pass); 32-bit ranks, offsets and
+// permutation below 2^31 points (index_width.hpp); one host synchronisation at the end (the
+// first bad point, the number of subproblems). Temporaries live in SortScratch, kept with the
+// points: a second set_points with no more points than the first allocates nothing.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,19 +24,42 @@
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_views.hpp"
+#include "cuda/sort_strategy.hpp"
 
 namespace nufftmp::detail {
+
+class StageTimer;
+
+// The sort's temporaries (grow-only).
+struct SortScratch {
+  DeviceBuffer<unsigned char> rank;                // M ranks within bins (or within a
+                                                   // bin's part of a counting block)
+  DeviceBuffer<unsigned char> bin_arrays;          // 4 x (nbins + 1) indices: counts, offsets,
+                                                   // subproblem counts and offsets
+  DeviceBuffer<unsigned char> table;               // block counting: nbins x blocks + 1
+                                                   // counts, scanned in place into offsets
+  DeviceBuffer<unsigned char> records;             // packed scatter: M records
+  DeviceBuffer<unsigned char> cub;                 // CUB scan workspace
+  DeviceBuffer<unsigned long long> status;         // first bad point, first inconsistent
+                                                   // point, number of subproblems
+  std::size_t bytes() const {
+    return rank.bytes() + bin_arrays.bytes() + table.bytes() + records.bytes() + cub.bytes() +
+           status.bytes();
+  }
+};
 
 template <typename T>
 struct SortedPoints {
   std::array<DeviceBuffer<std::int32_t>, 3> i0;
   std::array<DeviceBuffer<T>, 3> s;
-  DeviceBuffer<std::int64_t> perm;        // empty when unsorted
-  DeviceBuffer<std::int64_t> bin_start;   // nbins + 1 (sorted only)
-  DeviceBuffer<Subproblem> subproblems;   // when maxsub > 0
+  DeviceBuffer<std::int32_t> perm32;      // sorted, 32-bit indices
+  DeviceBuffer<std::int64_t> perm64;      // sorted, 64-bit indices
+  DeviceBuffer<Subproblem> subproblems;   // when maxsub > 0 (capacity: an upper bound)
+  SortScratch scratch;
   std::int64_t num_subproblems = 0;
   std::int64_t M = 0;
   bool sorted = false;
+  bool wide = false;  // 64-bit indices
 
   PointsView<T> view() const {
     PointsView<T> v{};
@@ -33,12 +67,13 @@ struct SortedPoints {
       v.i0[d] = i0[d].get();
       v.s[d] = s[d].get();
     }
-    v.perm = sorted ? perm.get() : nullptr;
+    v.perm32 = sorted && !wide ? perm32.get() : nullptr;
+    v.perm64 = sorted && wide ? perm64.get() : nullptr;
     v.M = M;
     return v;
   }
   std::size_t bytes() const {
-    std::size_t b = perm.bytes() + bin_start.bytes() + subproblems.bytes();
+    std::size_t b = perm32.bytes() + perm64.bytes() + subproblems.bytes() + scratch.bytes();
     for (int d = 0; d < 3; ++d) b += i0[d].bytes() + s[d].bytes();
     return b;
   }
@@ -53,6 +88,11 @@ struct PointPrepRequest {
   int maxsub;  // > 0: build subproblems (sort must be true)
   int device;
   cudaStream_t stream;
+  bool force_index64 = false;  // NUFFTMP_CUDA_INDEX64 (tests of the 64-bit path)
+  // Pass 2 and pass 1 of the sort (sort_strategy.hpp; NUFFTMP_CUDA_SCATTER, NUFFTMP_CUDA_COUNT).
+  ScatterKind scatter = ScatterKind::Packed;
+  CountKind count = CountKind::Auto;
+  StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
 };
 
 // Coordinates x, y, z are device pointers (y, z ignored past dim). Returns -1 when every
@@ -61,5 +101,11 @@ struct PointPrepRequest {
 template <typename T>
 std::int64_t prepare_points(const PointPrepRequest& req, std::int64_t M, const T* x, const T* y,
                             const T* z, SortedPoints<T>& out);
+
+// Loads the kernels prepare_points will run for req with fewer than 2^31 points, CUB's scan
+// included (the first time on a device, by a scan of two zeros), so that a plan's first
+// set_points does not pay CUDA's lazy loading.
+template <typename T>
+void load_point_kernels(const PointPrepRequest& req);
 
 }  // namespace nufftmp::detail

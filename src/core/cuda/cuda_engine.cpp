@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,42 +25,44 @@
 #include "cuda/device_guard.hpp"
 #include "cuda/event_timer.hpp"
 #include "cuda/heuristics.hpp"
+#include "cuda/index_width.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/sort_strategy.hpp"
+#include "cuda/stage_timer.hpp"
 #include "engine.hpp"
 
 namespace nufftmp::detail {
 
 namespace {
 
-int resolve_device(int requested) {
-  int count = 0;
-  NUFFTMP_CUDA_TRY(cudaGetDeviceCount(&count));
-  if (requested < 0) {
-    int cur = 0;
-    NUFFTMP_CUDA_TRY(cudaGetDevice(&cur));
-    return cur;
-  }
-  if (requested >= count)
-    throw Error(ErrorCode::InvalidArgument, "gpu_device = " + std::to_string(requested) +
-                                                " but only " + std::to_string(count) +
-                                                " CUDA device(s) are visible");
-  return requested;
-}
+// Plans made in this process (the stage timings number them: the first pays CUDA's one-time
+// costs).
+std::atomic<long> g_plans_made{0};
 
 template <typename T>
 class CudaEngine final : public Engine<T> {
  public:
+  // Plan stages (timed with NUFFTMP_CUDA_STAGES=1 or debug >= 2): device properties (cached per
+  // device), method choice, fine grid, deconvolution factors (on the device), cuFFT plans with
+  // a work area from the pool, and the loading of every kernel execute will launch.
   explicit CudaEngine(const PlanConfig& cfg)
       : cfg_(cfg),
         device_(resolve_device(cfg.opts.gpu_device)),
-        stream_(static_cast<cudaStream_t>(cfg.opts.cuda_stream)) {
+        stream_(static_cast<cudaStream_t>(cfg.opts.cuda_stream)),
+        stages_(stage_timing_enabled(cfg.opts.debug)),
+        index64_(index64_forced_by_env()),
+        scatter_(scatter_from_env(std::getenv("NUFFTMP_CUDA_SCATTER"), cfg.dim, sizeof(T))),
+        count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))) {
     DeviceGuard guard(device_);
+    StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
       if (cfg_.nf[d] >= (std::int64_t(1) << 31))
         throw Error(ErrorCode::NotAvailable,
                     "fine grid size " + std::to_string(cfg_.nf[d]) + " along axis " +
                         std::to_string(d) + " is beyond the CUDA engine's per-axis limit 2^31 - 1");
-    props_ = query_device(device_);
+    // The name (for autotune keys and messages) costs a cudaGetDeviceProperties call.
+    props_ = query_device(device_, cfg_.opts.autotune || cfg_.opts.debug > 0);
+    tm.mark("props");
     choice_ = choose_method<T>(cfg_, props_);
     if (!choice_.note.empty() && cfg_.opts.debug > 0) std::cerr << "nufftmp: " << choice_.note << "\n";
 
@@ -70,28 +76,38 @@ class CudaEngine final : public Engine<T> {
     grid_.total = cfg_.num_fine();
     const int want = cfg_.opts.maxbatchsize > 0 ? cfg_.opts.maxbatchsize : 8;
     batch_ = std::min(want, cfg_.ntransf);
+    tm.mark("choose");
 
-    fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
-                 "the fine grid");
-    build_deconv_tables();
-    fft_ = CufftPlan<T>(cfg_.dim, cfg_.nf, batch_, device_, stream_);
-    const int tail = cfg_.ntransf % batch_;
-    if (tail != 0) fft_tail_ = CufftPlan<T>(cfg_.dim, cfg_.nf, tail, device_, stream_);
-    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));  // host tables must outlive their copies
+    if (!cfg_.opts.spread_interp_only) {  // else the modes are the fine grid: no FFT
+      fw_.allocate(static_cast<std::size_t>(batch_) * grid_.total, device_, stream_,
+                   "the fine grid");
+      tm.mark("fine grid");
+      make_deconv_factors();
+      tm.mark("deconv factors");
+      make_fft_plans(tm);
+    }
+    load_kernels(tm);
+    tm.finish();
     if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
   }
 
+  // Stages: see bin_sort.hpp (alloc, count or locate, scan, scatter, unpack or gather,
+  // subproblems, sync).
   void set_points(std::int64_t M, const T* x, const T* y, const T* z) override {
     const T* c[3] = {x, y, z};
     check_point_args(M, c);
     DeviceGuard guard(device_);
     points_ready_ = false;
+    StageTimer tm(stages_, stream_, "set_points", ++set_points_calls_);
     if (cfg_.opts.autotune) autotune_lookup(M, c);
-    const std::int64_t bad = prepare_points<T>(prep_request(choice_), M, x, y, z, pts_);
+    PointPrepRequest req = prep_request(choice_);
+    req.timer = &tm;
+    const std::int64_t bad = prepare_points<T>(req, M, x, y, z, pts_);
     if (bad >= 0) {
       drop_autotune_state();
       report_bad_point(bad, c);
     }
+    tm.finish();
     points_ready_ = true;
   }
 
@@ -154,10 +170,7 @@ class CudaEngine final : public Engine<T> {
   Method method() const override { return choice_.method; }
   MemorySpace memory_space() const override { return MemorySpace::Device; }
   std::size_t memory_bytes() const override {
-    std::size_t b = fw_.bytes() + pts_.bytes() + fft_.work_bytes() + fft_tail_.work_bytes();
-    for (int d = 0; d < 3; ++d)
-      b += fine_of_out_[d].bytes() + out_of_fine_[d].bytes() + factor_[d].bytes();
-    return b;
+    return fw_.bytes() + pts_.bytes() + fft_work_.bytes() + factors_.bytes();
   }
 
  private:
@@ -180,16 +193,21 @@ class CudaEngine final : public Engine<T> {
   }
 
   PointPrepRequest prep_request(const MethodChoice& ch) const {
-    return PointPrepRequest{cfg_.dim, cfg_.kernel.w, grid_, ch.bins, ch.method != Method::GM,
-                            ch.maxsub, device_, stream_};
+    PointPrepRequest r{cfg_.dim, cfg_.kernel.w, grid_, ch.bins, ch.method != Method::GM,
+                       ch.maxsub, device_, stream_};
+    r.force_index64 = index64_;
+    r.scatter = scatter_;
+    r.count = count_;
+    return r;
   }
 
   // One batch of nv vectors (nv = batch_ or the tail) through spread/FFT/deconvolve (type 1) or
-  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts.
+  // pad/FFT/interpolate (type 2), with the configuration ch on the points pts. With
+  // spread_interp_only the modes fb are the fine grid: spread into it, or interpolate from it.
   void run_batch(const MethodChoice& ch, const SortedPoints<T>& pts, int nv, std::complex<T>* cb,
                  std::complex<T>* fb) {
-    const DeconvView<T> dv = deconv_view();
-    auto* fw = reinterpret_cast<std::complex<T>*>(fw_.get());
+    const bool direct = cfg_.opts.spread_interp_only;
+    auto* fw = direct ? fb : reinterpret_cast<std::complex<T>*>(fw_.get());
     const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
     const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
     if (cfg_.type == 1) {
@@ -199,11 +217,14 @@ class CudaEngine final : public Engine<T> {
         case Method::Output: spread_output<T>(a, coeffs_); break;
         default: spread_gm<T>(a, coeffs_); break;
       }
+      if (direct) return;
       fft.execute(fw, cfg_.isign);
-      deconvolve_type1<T>(dv, fw, fb, nv, stream_);
+      deconvolve_type1<T>(deconv_view(), fw, fb, nv, stream_);
     } else {
-      pad_deconvolve_type2<T>(dv, fb, fw, nv, stream_);
-      fft.execute(fw, cfg_.isign);
+      if (!direct) {
+        pad_deconvolve_type2<T>(deconv_view(), fb, fw, nv, stream_);
+        fft.execute(fw, cfg_.isign);
+      }
       if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
       else interp_gm<T>(a, coeffs_);
     }
@@ -337,44 +358,102 @@ class CudaEngine final : public Engine<T> {
     return a;
   }
 
-  // Host tables for the fused deconvolution, copied once.
-  void build_deconv_tables() {
-    for (int d = 0; d < 3; ++d) {
-      const std::int64_t N = cfg_.N[d], nf = cfg_.nf[d];
-      const std::vector<double> phihat =
-          d < cfg_.dim ? kernel_fourier_series(N, nf, cfg_.kernel) : std::vector<double>{1.0};
-      std::vector<std::int32_t> fine(N);
-      std::vector<T> fac(N);
-      std::vector<std::int32_t> out(nf, -1);
-      for (std::int64_t i = 0; i < N; ++i) {
-        const std::int64_t k = mode_of_output_index(i, N, cfg_.opts.modeord);
-        const std::int64_t l = (d < cfg_.dim) ? fine_index_of_mode(k, nf) : 0;
-        fine[i] = static_cast<std::int32_t>(l);
-        fac[i] = static_cast<T>(1.0 / phihat[static_cast<std::size_t>(k < 0 ? -k : k)]);
-        out[l] = static_cast<std::int32_t>(i);
-      }
-      fine_of_out_[d].allocate(N, device_, stream_, "deconvolution tables");
-      factor_[d].allocate(N, device_, stream_, "deconvolution tables");
-      out_of_fine_[d].allocate(nf, device_, stream_, "deconvolution tables");
-      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(fine_of_out_[d].get(), fine.data(), N * sizeof(std::int32_t),
-                                       cudaMemcpyHostToDevice, stream_));
-      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(factor_[d].get(), fac.data(), N * sizeof(T),
-                                       cudaMemcpyHostToDevice, stream_));
-      NUFFTMP_CUDA_TRY(cudaMemcpyAsync(out_of_fine_[d].get(), out.data(), nf * sizeof(std::int32_t),
-                                       cudaMemcpyHostToDevice, stream_));
-      // The copies read the host vectors: wait before they go out of scope.
-      NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
+  // 1 / phihat for the N/2 + 1 frequencies of each axis, computed on the device from the
+  // quadrature of common/kernel_ft.hpp (passed as kernel parameters: no host table, no copy).
+  void make_deconv_factors() {
+    const KernelFtQuadrature q = kernel_ft_quadrature(cfg_.kernel);
+    if (q.node.size() > static_cast<std::size_t>(kMaxFtNodes))
+      throw Error(ErrorCode::Internal, "kernel Fourier quadrature of " +
+                                           std::to_string(q.node.size()) + " nodes exceeds " +
+                                           std::to_string(kMaxFtNodes));
+    FtQuadratureView qv{};
+    qv.n = static_cast<int>(q.node.size());
+    for (int i = 0; i < qv.n; ++i) {
+      qv.node[i] = q.node[static_cast<std::size_t>(i)];
+      qv.weight[i] = q.weight[static_cast<std::size_t>(i)];
     }
+    std::int64_t count[3] = {0, 0, 0}, total = 0;
+    for (int d = 0; d < cfg_.dim; ++d) total += count[d] = cfg_.N[d] / 2 + 1;
+    factors_.allocate(static_cast<std::size_t>(total), device_, stream_,
+                      "deconvolution factors");
+    T* out[3] = {nullptr, nullptr, nullptr};
+    std::int64_t at = 0;
+    for (int d = 0; d < cfg_.dim; ++d) {
+      out[d] = factors_.get() + at;
+      at += count[d];
+    }
+    compute_deconv_factors<T>(qv, cfg_.dim, out, count, cfg_.nf.data(), stream_);
+    for (int d = 0; d < 3; ++d) factor_of_axis_[d] = out[d];
+  }
+
+  // The batch plan and, when ntransf is not a multiple of the batch, the tail plan; one work
+  // area from the library's pool serves both (they run in order on the plan's stream), instead
+  // of cuFFT's cudaMalloc per plan.
+  void make_fft_plans(StageTimer& tm) {
+    fft_ = CufftPlan<T>(cfg_.dim, cfg_.nf, batch_, device_, stream_, CufftWork::External);
+    const int tail = cfg_.ntransf % batch_;
+    if (tail != 0)
+      fft_tail_ = CufftPlan<T>(cfg_.dim, cfg_.nf, tail, device_, stream_, CufftWork::External);
+    tm.mark("cufft plan");
+    // Never a null area (cuFFT without auto-allocation wants one set), even where it needs none.
+    const std::size_t work = std::max<std::size_t>(
+        {fft_.work_bytes(), fft_tail_.valid() ? fft_tail_.work_bytes() : 0, 256});
+    fft_work_.allocate(work, device_, stream_, "the FFT work area");
+    fft_.set_work_area(fft_work_.get());
+    if (fft_tail_.valid()) fft_tail_.set_work_area(fft_work_.get());
+    tm.mark("cufft work area");
+  }
+
+  // CUDA loads a kernel at its first use; made here, a plan's first set_points and execute do
+  // not pay that. Our kernels: cudaFuncGetAttributes (cheap once loaded). cuFFT's: it loads them
+  // at a plan's first execution, so the first plan of each shape on a device transforms its
+  // zeroed fine grid once.
+  void load_kernels(StageTimer& tm) {
+    load_point_kernels<T>(prep_request(choice_));
+    SpreadLaunch<T> a = launch_args(choice_, pts_, batch_, nullptr,
+                                    reinterpret_cast<std::complex<T>*>(fw_.get()));
+    a.pts.M = 1;
+    a.num_subs = 1;
+    a.load_only = true;
+    if (cfg_.type == 1) {
+      switch (choice_.method) {
+        case Method::SM: spread_sm<T>(a, coeffs_); break;
+        case Method::Output: spread_output<T>(a, coeffs_); break;
+        default: spread_gm<T>(a, coeffs_); break;
+      }
+    } else if (choice_.method == Method::SM) {
+      interp_sm<T>(a, coeffs_);
+    } else {
+      interp_gm<T>(a, coeffs_);
+    }
+    tm.mark("load kernels");
+    if (cfg_.opts.spread_interp_only) return;  // no deconvolution, no FFT
+    load_deconvolve_kernel<T>(cfg_.type);
+    if (first_fft_of_shape()) {
+      NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw_.get(), 0, fw_.bytes(), stream_));
+      fft_.execute(fw_.get(), cfg_.isign);
+      if (fft_tail_.valid()) fft_tail_.execute(fw_.get(), cfg_.isign);
+      tm.mark("cufft first run");
+    }
+  }
+
+  bool first_fft_of_shape() const {
+    static std::mutex m;
+    static std::set<std::array<std::int64_t, 8>> seen;
+    const std::array<std::int64_t, 8> key{device_, std::int64_t(sizeof(T)), cfg_.dim, cfg_.nf[0],
+                                          cfg_.nf[1], cfg_.nf[2], batch_,
+                                          cfg_.ntransf % batch_};
+    std::lock_guard<std::mutex> lock(m);
+    return seen.insert(key).second;
   }
 
   DeconvView<T> deconv_view() const {
     DeconvView<T> v{};
     for (int d = 0; d < 3; ++d) {
-      v.fine_of_out[d] = fine_of_out_[d].get();
-      v.factor[d] = factor_[d].get();
-      v.out_of_fine[d] = out_of_fine_[d].get();
+      v.factor[d] = factor_of_axis_[d];
       v.N[d] = cfg_.N[d];
     }
+    v.modeord = cfg_.opts.modeord;
     v.grid = grid_;
     return v;
   }
@@ -386,9 +465,8 @@ class CudaEngine final : public Engine<T> {
       T v{};
       NUFFTMP_CUDA_TRY(cudaMemcpyAsync(&v, coords[d] + j, sizeof(T), cudaMemcpyDeviceToHost, stream_));
       NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
-      const double dv = static_cast<double>(v);
-      if (!(dv >= -kFoldLimit && dv < kFoldLimit))
-        throw Error(ErrorCode::BadPoints, bad_point_message(axes[d], j, dv));
+      if (!in_fold_range(v))
+        throw Error(ErrorCode::BadPoints, bad_point_message(axes[d], j, static_cast<double>(v)));
     }
     throw Error(ErrorCode::Internal, "point " + std::to_string(j) + " flagged bad on the device");
   }
@@ -396,15 +474,21 @@ class CudaEngine final : public Engine<T> {
   const PlanConfig& cfg_;
   int device_;
   cudaStream_t stream_;
+  bool stages_;   // stage timings on
+  bool index64_;  // NUFFTMP_CUDA_INDEX64: 64-bit sort indices at any M (tests)
+  ScatterKind scatter_;  // the sort's variants (sort_strategy.hpp): NUFFTMP_CUDA_SCATTER,
+  CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
+  long set_points_calls_ = 0;
   DeviceProps props_;
   MethodChoice choice_;
   KernelCoeffs<T> coeffs_{};
   GridView grid_{};
   int batch_ = 1;
   DeviceBuffer<std::complex<T>> fw_;
+  DeviceBuffer<T> factors_;              // every axis's 1/phihat, back to back
+  const T* factor_of_axis_[3] = {nullptr, nullptr, nullptr};
+  DeviceBuffer<unsigned char> fft_work_;  // outlives the plans below
   CufftPlan<T> fft_, fft_tail_;
-  std::array<DeviceBuffer<std::int32_t>, 3> fine_of_out_, out_of_fine_;
-  std::array<DeviceBuffer<T>, 3> factor_;
   SortedPoints<T> pts_;
   bool points_ready_ = false;  // set_points succeeded (M = 0 is a valid point set)
   // Autotune: the key choice_ was tuned (or read from the cache) for; a pending timing run.
@@ -416,10 +500,14 @@ class CudaEngine final : public Engine<T> {
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+void require_cuda_device() {
   if (cuda_device_count_impl() == 0)
     throw Error(ErrorCode::NotAvailable, "backend = cuda requested, but no CUDA device is visible");
+}
+
+template <typename T>
+std::unique_ptr<Engine<T>> make_cuda_engine(const PlanConfig& cfg) {
+  require_cuda_device();
   return std::make_unique<CudaEngine<T>>(cfg);
 }
 

@@ -15,8 +15,8 @@ template <> constexpr cufftType kC2C<double> = CUFFT_Z2Z;
 
 template <typename T>
 CufftPlan<T>::CufftPlan(int dim, const std::array<std::int64_t, 3>& nf, int batch, int device,
-                        cudaStream_t stream)
-    : device_(device) {
+                        cudaStream_t stream, CufftWork work_mode)
+    : device_(device), owns_work_(work_mode == CufftWork::Own) {
   DeviceGuard guard(device);
   // cuFFT wants the slowest dimension first; our arrays have x fastest.
   long long n[3];
@@ -29,6 +29,7 @@ CufftPlan<T>::CufftPlan(int dim, const std::array<std::int64_t, 3>& nf, int batc
   valid_ = true;
   try {
     NUFFTMP_CUFFT_TRY(cufftSetStream(handle_, stream));
+    if (!owns_work_) NUFFTMP_CUFFT_TRY(cufftSetAutoAllocation(handle_, 0));
     std::size_t work = 0;
     // The 64-bit interface: fine grids past 2^31 cells are legal.
     NUFFTMP_CUFFT_TRY(cufftMakePlanMany64(handle_, dim, n, nullptr, 1, dist, nullptr, 1, dist,
@@ -47,7 +48,11 @@ CufftPlan<T>::~CufftPlan() {
 
 template <typename T>
 CufftPlan<T>::CufftPlan(CufftPlan&& o) noexcept
-    : handle_(o.handle_), valid_(o.valid_), device_(o.device_), work_bytes_(o.work_bytes_) {
+    : handle_(o.handle_),
+      valid_(o.valid_),
+      device_(o.device_),
+      work_bytes_(o.work_bytes_),
+      owns_work_(o.owns_work_) {
   o.valid_ = false;
 }
 
@@ -59,6 +64,7 @@ CufftPlan<T>& CufftPlan<T>::operator=(CufftPlan&& o) noexcept {
     valid_ = o.valid_;
     device_ = o.device_;
     work_bytes_ = o.work_bytes_;
+    owns_work_ = o.owns_work_;
     o.valid_ = false;
   }
   return *this;
@@ -73,6 +79,12 @@ void CufftPlan<T>::release() noexcept {
   cufftDestroy(handle_);
   if (prev != device_) cudaSetDevice(prev);
   valid_ = false;
+}
+
+template <typename T>
+void CufftPlan<T>::set_work_area(void* area) {
+  DeviceGuard guard(device_);
+  NUFFTMP_CUFFT_TRY(cufftSetWorkArea(handle_, area));
 }
 
 template <typename T>

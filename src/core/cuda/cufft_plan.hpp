@@ -1,5 +1,7 @@
 // RAII cuFFT plan: a batched in-place complex-to-complex transform over the fine grid, made
-// once per nufftmp plan and bound to its stream.
+// once per nufftmp plan and bound to its stream. Its work area is cuFFT's own (cudaMalloc at
+// planning), or, with CufftWork::External, the caller's (set_work_area before execute): the
+// CUDA engine gives it one from the library's pool, shared by its batch and tail plans.
 #pragma once
 
 #include <cufft.h>
@@ -11,13 +13,15 @@
 
 namespace nufftmp::detail {
 
+enum class CufftWork { Own, External };
+
 template <typename T>
 class CufftPlan {
  public:
   CufftPlan() = default;
   // dim: 1..3, nf: fine grid (x fastest), batch >= 1.
   CufftPlan(int dim, const std::array<std::int64_t, 3>& nf, int batch, int device,
-            cudaStream_t stream);
+            cudaStream_t stream, CufftWork work = CufftWork::Own);
   ~CufftPlan();
   CufftPlan(CufftPlan&& o) noexcept;
   CufftPlan& operator=(CufftPlan&& o) noexcept;
@@ -27,7 +31,12 @@ class CufftPlan {
   // In place on `data` (batch fine grids back to back). isign = +1 -> exponent +i.
   void execute(void* data, int isign) const;
   bool valid() const noexcept { return valid_; }
+  // Bytes of work area the plan needs (held by cuFFT for CufftWork::Own).
   std::size_t work_bytes() const noexcept { return work_bytes_; }
+  bool owns_work() const noexcept { return owns_work_; }
+  // CufftWork::External: `area` (>= work_bytes() on the plan's device) until the next call or
+  // the plan's end; no execute may be in flight on another stream.
+  void set_work_area(void* area);
 
  private:
   void release() noexcept;
@@ -35,6 +44,7 @@ class CufftPlan {
   bool valid_ = false;
   int device_ = 0;
   std::size_t work_bytes_ = 0;
+  bool owns_work_ = true;
 };
 
 }  // namespace nufftmp::detail

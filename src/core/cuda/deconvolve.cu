@@ -1,5 +1,8 @@
 // Deconvolution fused with the mode reordering (type 1) and with the zero-padding (type 2):
-// one pass over the data per direction, through small per-axis tables built once per plan.
+// one pass over the data per direction. Per axis only the N/2 + 1 factors 1/phihat(|k|) are
+// tables (deconv_factors.cu fills them on the device); where a mode lives on the fine grid and
+// in the output is arithmetic (common/grid.hpp), a few integer operations per element.
+#include "common/grid.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernel_common.cuh"
 #include "cuda/launch.hpp"
@@ -28,20 +31,29 @@ __device__ __forceinline__ RowCoords row_coords(std::int64_t row, std::int64_t n
   return r;
 }
 
+// 1 / phihat of mode k on axis d (factor 1 on an unused axis).
+template <typename T>
+__device__ __forceinline__ T factor_of(const DeconvView<T>& v, int d, std::int64_t k) {
+  return v.factor[d] ? v.factor[d][k < 0 ? -k : k] : T(1);
+}
+
 template <typename T>
 __global__ void deconvolve_type1_kernel(DeconvView<T> v, const cplx<T>* fw, cplx<T>* f,
                                         std::int64_t rows) {
+  const std::int64_t nf0 = v.grid.nf[0], nf1 = v.grid.nf[1], nf2 = v.grid.nf[2];
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const RowCoords r = row_coords(row, v.N[1], v.N[2]);
+    const std::int64_t k1 = mode_of_output_index(r.i1, v.N[1], v.modeord);
+    const std::int64_t k2 = mode_of_output_index(r.i2, v.N[2], v.modeord);
     const std::int64_t fine_row =
         r.b * v.grid.total +
-        std::int64_t(v.grid.nf[0]) *
-            (v.fine_of_out[1][r.i1] + std::int64_t(v.grid.nf[1]) * v.fine_of_out[2][r.i2]);
-    const T fac12 = v.factor[1][r.i1] * v.factor[2][r.i2];
+        nf0 * (fine_index_of_mode(k1, nf1) + nf1 * fine_index_of_mode(k2, nf2));
+    const T fac12 = factor_of(v, 1, k1) * factor_of(v, 2, k2);
     for (std::int64_t i0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i0 < v.N[0];
          i0 += std::int64_t(gridDim.x) * blockDim.x) {
-      const T fac = v.factor[0][i0] * fac12;
-      const cplx<T> g = fw[fine_row + v.fine_of_out[0][i0]];
+      const std::int64_t k0 = mode_of_output_index(i0, v.N[0], v.modeord);
+      const T fac = factor_of(v, 0, k0) * fac12;
+      const cplx<T> g = fw[fine_row + fine_index_of_mode(k0, nf0)];
       cplx<T> out;
       out.x = g.x * fac;
       out.y = g.y * fac;
@@ -56,20 +68,24 @@ __global__ void pad_deconvolve_type2_kernel(DeconvView<T> v, const cplx<T>* f, c
   const std::int64_t nf0 = v.grid.nf[0];
   for (std::int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const RowCoords r = row_coords(row, v.grid.nf[1], v.grid.nf[2]);
-    const int o1 = v.out_of_fine[1][r.i1], o2 = v.out_of_fine[2][r.i2];
-    const bool row_has_modes = o1 >= 0 && o2 >= 0;
-    const T fac12 = row_has_modes ? v.factor[1][o1] * v.factor[2][o2] : T(0);
+    const std::int64_t k1 = mode_of_fine_index(r.i1, v.N[1], v.grid.nf[1]);
+    const std::int64_t k2 = mode_of_fine_index(r.i2, v.N[2], v.grid.nf[2]);
+    const bool row_has_modes = k1 != kNoMode && k2 != kNoMode;
+    const T fac12 = row_has_modes ? factor_of(v, 1, k1) * factor_of(v, 2, k2) : T(0);
     const cplx<T>* frow =
-        row_has_modes ? f + r.b * v.N[0] * v.N[1] * v.N[2] + v.N[0] * (o1 + v.N[1] * o2) : f;
+        row_has_modes ? f + r.b * v.N[0] * v.N[1] * v.N[2] +
+                            v.N[0] * (output_index_of_mode(k1, v.N[1], v.modeord) +
+                                      v.N[1] * output_index_of_mode(k2, v.N[2], v.modeord))
+                      : f;
     for (std::int64_t l0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; l0 < nf0;
          l0 += std::int64_t(gridDim.x) * blockDim.x) {
-      const int o0 = v.out_of_fine[0][l0];
+      const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
       cplx<T> out;
       out.x = T(0);
       out.y = T(0);
-      if (row_has_modes && o0 >= 0) {
-        const T fac = v.factor[0][o0] * fac12;
-        const cplx<T> g = frow[o0];
+      if (k0 != kNoMode) {
+        const T fac = factor_of(v, 0, k0) * fac12;
+        const cplx<T> g = frow[output_index_of_mode(k0, v.N[0], v.modeord)];
         out.x = g.x * fac;
         out.y = g.y * fac;
       }
@@ -106,6 +122,15 @@ void pad_deconvolve_type2(const DeconvView<T>& v, const std::complex<T>* f, std:
   NUFFTMP_CUDA_CHECK_LAUNCH("pad_deconvolve_type2_kernel");
 }
 
+template <typename T>
+void load_deconvolve_kernel(int type) {
+  cudaFuncAttributes attr{};
+  if (type == 1) NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, deconvolve_type1_kernel<T>));
+  else NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, pad_deconvolve_type2_kernel<T>));
+}
+
+template void load_deconvolve_kernel<float>(int);
+template void load_deconvolve_kernel<double>(int);
 template void deconvolve_type1<float>(const DeconvView<float>&, const std::complex<float>*,
                                       std::complex<float>*, int, cudaStream_t);
 template void deconvolve_type1<double>(const DeconvView<double>&, const std::complex<double>*,

@@ -1,6 +1,7 @@
-// An owning, stream-ordered device array. Allocation and release are ordered on the owner's
-// stream (cudaMallocAsync / cudaFreeAsync), so growing a buffer in set_points never forces a
-// device-wide synchronisation. Move-only; the destructor frees on the right device.
+// An owning, stream-ordered device array from the library's memory pool (device_pool.hpp).
+// Allocation and release are ordered on the owner's stream, so growing a buffer in set_points
+// never forces a device-wide synchronisation, and a freed buffer stays cached in the pool for
+// the next one. Move-only; the destructor frees on the right device.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,6 +13,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_guard.hpp"
+#include "cuda/device_pool.hpp"
 
 namespace nufftmp::detail {
 
@@ -42,19 +44,7 @@ class DeviceBuffer {
     stream_ = stream;
     if (count == 0) return;
     DeviceGuard guard(device);
-    void* p = nullptr;
-    const std::size_t bytes = count * sizeof(T);
-    const cudaError_t st = cudaMallocAsync(&p, bytes, stream);
-    if (st == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      std::size_t free_b = 0, total_b = 0;
-      cudaMemGetInfo(&free_b, &total_b);
-      throw Error(ErrorCode::OutOfMemory,
-                  std::string("device ") + std::to_string(device) + " cannot hold " + what +
-                      ": " + format_bytes(bytes) + " requested, " + format_bytes(free_b) +
-                      " free of " + format_bytes(total_b));
-    }
-    if (st != cudaSuccess) throw_cuda_error(st, "cudaMallocAsync", __FILE__, __LINE__);
+    void* p = pool_allocate(count * sizeof(T), device, stream, what);
     ptr_ = static_cast<T*>(p);
     count_ = count;
   }
@@ -67,7 +57,7 @@ class DeviceBuffer {
       int prev = 0;
       cudaGetDevice(&prev);
       if (prev != device_) cudaSetDevice(device_);
-      cudaFreeAsync(ptr_, stream_);
+      pool_free(ptr_, device_, stream_);
       if (prev != device_) cudaSetDevice(prev);
     }
     ptr_ = nullptr;

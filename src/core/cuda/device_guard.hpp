@@ -4,17 +4,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "cuda/cuda_check.hpp"
 
 namespace nufftmp::detail {
-
-// The device a caller's -1 stands for: the calling thread's current one.
-inline int resolve_device(int device) {
-  if (device >= 0) return device;
-  int current = 0;
-  NUFFTMP_CUDA_TRY(cudaGetDevice(&current));
-  return current;
-}
 
 class DeviceGuard {
  public:
@@ -33,5 +27,22 @@ class DeviceGuard {
   int previous_ = 0;
   bool switched_ = false;
 };
+
+// The device a plan runs on: Options::gpu_device, or the calling thread's current device for -1.
+// Error(InvalidArgument) for a device that is not visible.
+inline int resolve_device(int requested) {
+  int count = 0;
+  NUFFTMP_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (requested < 0) {
+    int cur = 0;
+    NUFFTMP_CUDA_TRY(cudaGetDevice(&cur));
+    return cur;
+  }
+  if (requested >= count)
+    throw Error(ErrorCode::InvalidArgument, "gpu_device = " + std::to_string(requested) +
+                                                " but only " + std::to_string(count) +
+                                                " CUDA device(s) are visible");
+  return requested;
+}
 
 }  // namespace nufftmp::detail

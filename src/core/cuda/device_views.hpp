@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/host_device.hpp"
 #include "common/kernel.hpp"
 
 namespace nufftmp::detail {
@@ -26,9 +27,19 @@ template <typename T>
 struct PointsView {
   const std::int32_t* i0[3];
   const T* s[3];
-  const std::int64_t* perm;  // processing position -> user index; nullptr = identity
+  // Processing position -> user index: 32-bit for M < 2^31 (cuda/index_width.hpp), else 64-bit;
+  // both nullptr = identity (unsorted).
+  const std::int32_t* perm32;
+  const std::int64_t* perm64;
   std::int64_t M;
 };
+
+// The user's index of the point at processing position i. The pointers are kernel parameters,
+// so the branch is uniform.
+template <typename T>
+NUFFTMP_HD std::int64_t user_index(const PointsView<T>& p, std::int64_t i) {
+  return p.perm32 ? std::int64_t(p.perm32[i]) : (p.perm64 ? p.perm64[i] : i);
+}
 
 struct GridView {
   std::int32_t nf[3];  // fine grid per dim (1 for unused dims); each < 2^31

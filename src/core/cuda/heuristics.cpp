@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "cuda/cuda_check.hpp"
@@ -13,16 +15,54 @@
 
 namespace nufftmp::detail {
 
-DeviceProps query_device(int device) {
-  cudaDeviceProp p{};
-  NUFFTMP_CUDA_TRY(cudaGetDeviceProperties(&p, device));
-  DeviceProps d;
-  d.name = p.name;
-  d.sm_count = p.multiProcessorCount;
-  d.smem_optin = p.sharedMemPerBlockOptin;
-  d.smem_per_sm = p.sharedMemPerMultiprocessor;
-  d.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
-  d.cc_major = p.major;
+namespace {
+
+// Per device, once per process: cudaGetDeviceProperties fills every field of cudaDeviceProp
+// (milliseconds); the heuristics read five attributes, the name is only for autotune keys and
+// messages.
+struct PropsCache {
+  std::mutex m;
+  std::map<int, DeviceProps> numbers;
+  std::map<int, std::string> names;
+};
+PropsCache& props_cache() {
+  static PropsCache c;
+  return c;
+}
+
+int attribute(cudaDeviceAttr a, int device) {
+  int v = 0;
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&v, a, device));
+  return v;
+}
+
+}  // namespace
+
+DeviceProps query_device(int device, bool with_name) {
+  PropsCache& c = props_cache();
+  std::lock_guard<std::mutex> lock(c.m);
+  auto it = c.numbers.find(device);
+  if (it == c.numbers.end()) {
+    DeviceProps d;
+    d.sm_count = attribute(cudaDevAttrMultiProcessorCount, device);
+    d.smem_optin =
+        static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    d.smem_per_sm =
+        static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    d.l2_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, device));
+    d.cc_major = attribute(cudaDevAttrComputeCapabilityMajor, device);
+    it = c.numbers.emplace(device, d).first;
+  }
+  DeviceProps d = it->second;
+  if (with_name) {
+    auto n = c.names.find(device);
+    if (n == c.names.end()) {
+      cudaDeviceProp p{};
+      NUFFTMP_CUDA_TRY(cudaGetDeviceProperties(&p, device));
+      n = c.names.emplace(device, std::string(p.name)).first;
+    }
+    d.name = n->second;
+  }
   return d;
 }
 

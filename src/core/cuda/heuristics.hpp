@@ -22,7 +22,9 @@ struct DeviceProps {
   int cc_major = 0;
 };
 
-DeviceProps query_device(int device);
+// Cached per device for the process. with_name = false skips the name (empty), which costs a
+// cudaGetDeviceProperties call the first time.
+DeviceProps query_device(int device, bool with_name = true);
 
 struct MethodChoice {
   Method method = Method::GMSort;

@@ -16,7 +16,7 @@ __global__ void __launch_bounds__(256) interp_gm_kernel(PointsView<T> pts, GridV
     T k[D][W];
     int idx[D][W];
     point_stencil<W, D>(kc, pts, grid, i, k, idx);
-    c[pts.perm ? pts.perm[i] : i] = gather_stencil<W, D>(k, [&](int dz, int dy) {
+    c[user_index(pts, i)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
       const std::int64_t zoff =
           D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;
       const std::int64_t yoff = D >= 2 ? std::int64_t(idx[D >= 2 ? 1 : 0][dy]) * grid.nf[0] : 0;

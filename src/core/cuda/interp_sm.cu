@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(256) interp_sm_group_kernel(PointsView<T> pts,
     const cplx<T> v = group_gather<W, D>(g, active, tap, [&](int dz, int dy) {
       return cells[b + rowz * dz + tile.stride0 * dy];
     });
-    if (active && g.dx == 0) c[pts.perm[i]] = v;
+    if (active && g.dx == 0) c[user_index(pts, i)] = v;
   });
 }
 
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(256) interp_sm_thread_kernel(PointsView<T> pts
     T k[D][W];
     int l0[3];
     point_in_tile<W, D>(kc, pts, i, origin, k, l0);
-    c[pts.perm[i]] = gather_stencil<W, D>(k, [&](int dz, int dy) {
+    c[user_index(pts, i)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
       const int b = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
       return [=](int dx) { return cells[b + dx]; };
     });

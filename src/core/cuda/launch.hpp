@@ -27,6 +27,9 @@ struct SpreadLaunch {
   std::complex<T>* c;          // nvec * M, user order
   std::complex<T>* fw;         // nvec * grid.total
   cudaStream_t stream;
+  // Load the kernel this launch would run (cudaFuncGetAttributes), run nothing: a plan loads
+  // its kernels when it is made, so the first execute does not pay CUDA's lazy loading.
+  bool load_only;
 };
 
 // Type 1 (c -> fw, fw accumulated: the caller zeroes it).
@@ -46,22 +49,42 @@ std::size_t sm_tile_shared_bytes(int dim, int w, const BinView& bins) {
 template <typename T>
 std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np);
 
-// Per-dim tables for the fused deconvolution: for output index i of axis d, the fine-grid
-// index of its mode and 1 / phihat; for fine index l, the output index (or -1: zero padding).
+// The fused deconvolution: per axis d, factor[d][|k|] = 1 / phihat(2 pi k / nf_d) for the N_d/2 + 1
+// frequencies |k| (nullptr for an unused axis: factor 1); which fine-grid index holds which
+// mode, and in which output slot, is arithmetic (common/grid.hpp), not a table.
 template <typename T>
 struct DeconvView {
-  const std::int32_t* fine_of_out[3];
   const T* factor[3];
-  const std::int32_t* out_of_fine[3];
   std::int64_t N[3];
+  int modeord;
   GridView grid;
 };
 
-// Type 1: f[v][k] = fw[v][fine(k)] * prod 1/phihat (one pass, modeord applied).
+// The quadrature of the kernel's Fourier transform (common/kernel_ft.hpp) as a kernel
+// parameter: phihat(xi) = sum_q weight[q] cos(xi node[q]).
+constexpr int kMaxFtNodes = 96;
+struct FtQuadratureView {
+  double node[kMaxFtNodes];
+  double weight[kMaxFtNodes];
+  int n;
+};
+
+// Fills the factor tables of a DeconvView on the device: out[d][k] = 1 / phihat(2 pi k / nf[d])
+// for k = 0 .. count[d] - 1 (count[d] = N_d / 2 + 1), every used axis in one launch.
+template <typename T>
+void compute_deconv_factors(const FtQuadratureView& q, int dim, T* const out[3],
+                            const std::int64_t count[3], const std::int64_t nf[3],
+                            cudaStream_t stream);
+
+// Loads the deconvolution kernel of `type` (see SpreadLaunch::load_only).
+template <typename T>
+void load_deconvolve_kernel(int type);
+
+// Type 1: f[v][i] = fw[v][fine(mode(i))] * prod 1/phihat (one pass, modeord applied).
 template <typename T>
 void deconvolve_type1(const DeconvView<T>& v, const std::complex<T>* fw, std::complex<T>* f,
                       int nvec, cudaStream_t stream);
-// Type 2: fw[v][l] = f[v][out(l)] * prod 1/phihat, zero where l holds no mode (one pass).
+// Type 2: fw[v][l] = f[v][out(mode(l))] * prod 1/phihat, zero where l holds no mode (one pass).
 template <typename T>
 void pad_deconvolve_type2(const DeconvView<T>& v, const std::complex<T>* f, std::complex<T>* fw,
                           int nvec, cudaStream_t stream);

@@ -31,10 +31,20 @@ inline void check_launch(const char* kernel_name) {
     throw_cuda_error(st, (std::string("launch of ") + kernel_name).c_str(), __FILE__, __LINE__);
 }
 
+// Loads a kernel's code on the current device (CUDA loads each kernel at its first use).
+template <typename... P>
+void load_kernel(void (*kernel)(P...), const char* kernel_name) {
+  cudaFuncAttributes attr{};
+  const cudaError_t st = cudaFuncGetAttributes(&attr, kernel);
+  if (st != cudaSuccess)
+    throw_cuda_error(st, (std::string("loading ") + kernel_name).c_str(), __FILE__, __LINE__);
+}
+
 // Grid: enough blocks of 256 threads for the points (grid-stride beyond), one row per vector.
 template <typename T, typename... P, typename... Args>
 void launch_per_point(void (*kernel)(P...), const char* name, const SpreadLaunch<T>& a,
                       Args... args) {
+  if (a.load_only) return load_kernel(kernel, name);
   kernel<<<point_grid(a.pts.M, a.nvec, 256), 256, 0, a.stream>>>(args...);
   check_launch(name);
 }
@@ -47,6 +57,7 @@ void launch_per_subproblem(void (*kernel)(P...), const char* name, const SpreadL
                            const KernelCoeffs<T>& k, std::size_t shmem, Rest... rest) {
   NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shmem)));
+  if (a.load_only) return;  // setting the attribute loaded the kernel
   const int threads = a.threads > 0 ? a.threads : 256;
   kernel<<<dim3(static_cast<unsigned>(a.num_subs), a.nvec), threads, shmem, a.stream>>>(
       a.pts, a.grid, a.bins, make_tile(a.dim, a.w, a.bins), k, a.subs, rest...);

@@ -13,7 +13,7 @@ __global__ void __launch_bounds__(256) spread_gm_kernel(PointsView<T> pts, GridV
                                                         cplx<T>* fw) {
   select_vector(c, pts.M, fw, grid.total);
   for_each_point(pts.M, [&](std::int64_t i) {
-    const cplx<T> cv = c[pts.perm ? pts.perm[i] : i];
+    const cplx<T> cv = c[user_index(pts, i)];
     T k[D][W];
     int idx[D][W];
     point_stencil<W, D>(kc, pts, grid, i, k, idx);

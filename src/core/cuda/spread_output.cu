@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
   if constexpr (kFixed) {
     T sum = T(0);
     for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
-      const cplx<T> cv = c[pts.perm[sub.start + p]];
+      const cplx<T> cv = c[user_index(pts, sub.start + p)];
       sum += fabs(cv.x) + fabs(cv.y);
     }
 #pragma unroll
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
       for (int t = 0; t < W; ++t) kval[task * W + t] = k[t];
       offs[task] = (pts.i0[d][i] - origin[d]) * tstride[d];
       if (d == 0) {
-        const cplx<T> cv = c[pts.perm[i]];
+        const cplx<T> cv = c[user_index(pts, i)];
         cval[2 * p] = cv.x * scale;
         cval[2 * p + 1] = cv.y * scale;
       }

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
             for (int t = 0; t < W; ++t) v = (x - off == t) ? k[t] : v;
             kx[p * RX + x] = v;
           }
-          cv[p] = c[pts.perm[i]];
+          cv[p] = c[user_index(pts, i)];
         } else {
 #pragma unroll
           for (int t = 0; t < W; ++t) kyz[(2 * p + d - 1) * W + t] = k[t];

@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(PointsView<T> pts, GridV
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
-    const cplx<T> cv = c[pts.perm[i]];
+    const cplx<T> cv = c[user_index(pts, i)];
     T k[D][W];
     int l0[3];
     point_in_tile<W, D>(kc, pts, i, origin, k, l0);

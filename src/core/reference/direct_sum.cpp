@@ -4,6 +4,7 @@
 #include "nufftmp/reference.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "common/grid.hpp"
@@ -32,6 +33,67 @@ std::vector<std::int64_t> axis_modes(std::int64_t N, int modeord) {
 }
 
 constexpr std::int64_t kBlock = 256;  // terms summed in double before the long double add
+
+// out[i] = sum_j (term of point j for output i), points in parallel. make_adder() gives each
+// thread its callable add(j, c_j, blk), which adds point j's term to blk[i] for every output;
+// each thread sums kBlock points in double, then adds them to its long double totals.
+template <typename T, typename MakeAdder>
+std::vector<std::complex<double>> sum_over_points(std::int64_t M, std::int64_t nout,
+                                                  const std::complex<T>* c,
+                                                  const MakeAdder& make_adder) {
+  const auto n = static_cast<size_t>(nout);
+  std::vector<long double> tot_re(n, 0), tot_im(n, 0);
+#pragma omp parallel
+  {
+    auto add = make_adder();
+    std::vector<std::complex<double>> blk(n);
+    std::vector<long double> acc_re(n, 0), acc_im(n, 0);
+    auto flush = [&] {
+      for (size_t i = 0; i < n; ++i) {
+        acc_re[i] += blk[i].real();
+        acc_im[i] += blk[i].imag();
+        blk[i] = 0;
+      }
+    };
+    std::int64_t since_flush = 0;
+#pragma omp for schedule(static)
+    for (std::int64_t j = 0; j < M; ++j) {
+      add(j, std::complex<double>(c[j]), blk.data());
+      if (++since_flush == kBlock) {
+        flush();
+        since_flush = 0;
+      }
+    }
+    flush();
+#pragma omp critical(nufftmp_reference_sum)
+    for (size_t i = 0; i < n; ++i) {
+      tot_re[i] += acc_re[i];
+      tot_im[i] += acc_im[i];
+    }
+  }
+  std::vector<std::complex<double>> out(n);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = {static_cast<double>(tot_re[i]), static_cast<double>(tot_im[i])};
+  return out;
+}
+
+// One exponential per point and output: kout[3 i + d] is output i's frequency (isign included).
+template <typename T>
+std::vector<std::complex<double>> sum_per_output(int dim, std::int64_t M, const T* const* coords,
+                                                 const std::complex<T>* c,
+                                                 const std::vector<long double>& kout) {
+  const auto nout = static_cast<std::int64_t>(kout.size() / 3);
+  return sum_over_points(M, nout, c, [&] {
+    return [&](std::int64_t j, std::complex<double> cj, std::complex<double>* blk) {
+      long double xj[3] = {0, 0, 0};
+      for (int d = 0; d < dim; ++d) xj[d] = static_cast<long double>(coords[d][j]);
+      for (std::int64_t i = 0; i < nout; ++i) {
+        const long double* k = &kout[3 * i];
+        blk[i] += cj * expi(k[0] * xj[0] + k[1] * xj[1] + k[2] * xj[2]);
+      }
+    };
+  });
+}
 
 }  // namespace
 
@@ -72,55 +134,20 @@ std::vector<std::complex<double>> type1(int dim, std::int64_t M, const T* x, con
   for (std::int64_t i = 0; i < nout; ++i)
     for (int d = 0; d < dim; ++d)
       kout[3 * i + d] = static_cast<long double>(used[d][pos[d][i]]) * isign;
-  std::vector<long double> tot_re(idx.size(), 0), tot_im(idx.size(), 0);
-#pragma omp parallel
-  {
-    std::vector<std::complex<double>> tab[3], blk(idx.size());
-    std::vector<long double> acc_re(idx.size(), 0), acc_im(idx.size(), 0);
+  if (per_output) return sum_per_output(dim, M, coords, c, kout);
+  return sum_over_points(M, nout, c, [&] {
+    std::array<std::vector<std::complex<double>>, 3> tab;  // per thread
     for (int d = 0; d < 3; ++d) tab[d].assign(used[d].size(), 1.0);
-    auto flush = [&] {
-      for (std::int64_t i = 0; i < nout; ++i) {
-        acc_re[i] += blk[i].real();
-        acc_im[i] += blk[i].imag();
-        blk[i] = 0;
+    return [&, tab](std::int64_t j, std::complex<double> cj, std::complex<double>* blk) mutable {
+      for (int d = 0; d < dim; ++d) {
+        const long double xd = static_cast<long double>(coords[d][j]) * isign;
+        for (size_t u = 0; u < used[d].size(); ++u)
+          tab[d][u] = expi(static_cast<long double>(used[d][u]) * xd);
       }
+      for (std::int64_t i = 0; i < nout; ++i)
+        blk[i] += cj * (tab[0][pos[0][i]] * tab[1][pos[1][i]] * tab[2][pos[2][i]]);
     };
-    std::int64_t since_flush = 0;
-#pragma omp for schedule(static)
-    for (std::int64_t j = 0; j < M; ++j) {
-      const std::complex<double> cj(c[j]);
-      if (per_output) {
-        long double xj[3] = {0, 0, 0};
-        for (int d = 0; d < dim; ++d) xj[d] = static_cast<long double>(coords[d][j]);
-        for (std::int64_t i = 0; i < nout; ++i) {
-          const long double* k = &kout[3 * i];
-          blk[i] += cj * expi(k[0] * xj[0] + k[1] * xj[1] + k[2] * xj[2]);
-        }
-      } else {
-        for (int d = 0; d < dim; ++d) {
-          const long double xd = static_cast<long double>(coords[d][j]) * isign;
-          for (size_t u = 0; u < used[d].size(); ++u)
-            tab[d][u] = expi(static_cast<long double>(used[d][u]) * xd);
-        }
-        for (std::int64_t i = 0; i < nout; ++i)
-          blk[i] += cj * (tab[0][pos[0][i]] * tab[1][pos[1][i]] * tab[2][pos[2][i]]);
-      }
-      if (++since_flush == kBlock) {
-        flush();
-        since_flush = 0;
-      }
-    }
-    flush();
-#pragma omp critical(nufftmp_reference_type1)
-    for (std::int64_t i = 0; i < nout; ++i) {
-      tot_re[i] += acc_re[i];
-      tot_im[i] += acc_im[i];
-    }
-  }
-  std::vector<std::complex<double>> out(idx.size());
-  for (std::int64_t i = 0; i < nout; ++i)
-    out[i] = {static_cast<double>(tot_re[i]), static_cast<double>(tot_im[i])};
-  return out;
+  });
 }
 
 template <typename T>
@@ -173,6 +200,21 @@ std::vector<std::complex<double>> type2(int dim, const T* x, const T* y, const T
 }
 
 template <typename T>
+std::vector<std::complex<double>> type3(int dim, std::int64_t M, const T* x, const T* y,
+                                        const T* z, const std::complex<T>* c, int isign,
+                                        const T* s, const T* t, const T* u,
+                                        const std::vector<std::int64_t>& idx) {
+  const T* coords[3] = {x, y, z};
+  const T* freqs[3] = {s, t, u};
+  const auto nout = static_cast<std::int64_t>(idx.size());
+  std::vector<long double> kout(static_cast<size_t>(3 * nout), 0.0L);
+  for (std::int64_t i = 0; i < nout; ++i)
+    for (int d = 0; d < dim; ++d)
+      kout[3 * i + d] = static_cast<long double>(freqs[d][idx[i]]) * isign;
+  return sum_per_output(dim, M, coords, c, kout);
+}
+
+template <typename T>
 double rel_l2_error(const std::vector<std::complex<double>>& exact, const std::complex<T>* approx,
                     const std::vector<std::int64_t>& idx) {
   long double num = 0, den = 0;
@@ -193,6 +235,9 @@ double rel_l2_error(const std::vector<std::complex<double>>& exact, const std::c
   template std::vector<std::complex<double>> type2<T>(                                        \
       int, const T*, const T*, const T*, const std::complex<T>*, int, const std::int64_t[3],   \
       int, const std::vector<std::int64_t>&);                                                  \
+  template std::vector<std::complex<double>> type3<T>(                                        \
+      int, std::int64_t, const T*, const T*, const T*, const std::complex<T>*, int, const T*,  \
+      const T*, const T*, const std::vector<std::int64_t>&);                                   \
   template double rel_l2_error<T>(const std::vector<std::complex<double>>&,                    \
                                   const std::complex<T>*, const std::vector<std::int64_t>&);
 NUFFTMP_REFERENCE_INSTANTIATE(float)

@@ -8,20 +8,13 @@
 #include <vector>
 
 #include "common/reference_check.hpp"
+#include "cuda_test_util.hpp"
 #include "common/test_data.hpp"
 #include "nufftmp/plan.hpp"
 
 namespace nufftmp::test {
 namespace {
 
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-Options cuda_opts(Method m = Method::Auto) {
-  Options o;
-  o.backend = Backend::Cuda;
-  o.method = m;
-  return o;
-}
 
 // ntransf = 5 with maxbatchsize 2 (two full batches and a tail) equals five single transforms.
 TEST(CudaBehaviour, BatchesMatchSingleTransforms) {

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (device tool, one H200, <= ~9 min) for issue 10's GPU part: what
+# set_points and plan cost, stage by stage, against cuFINUFFT.
+#   build     CUDA engine + bench + tests (MPI and HDF5 off: the single-GPU library), -j16
+#   test      ctest -L gpu (CUDA accuracy, behaviour, autotune, set_points)
+#   sanitize  compute-sanitizer memcheck + racecheck on the new set_points path (small cases)
+#   stages    NUFFTMP_CUDA_STAGES=1 bench runs of the default sort: P1-P8, clustered Q1/Q7,
+#             sweep S31f-6 and S31d-12
+#   ab        the sort's variants (sort_strategy.hpp), stage-timed like the above, on P1, P2, P3,
+#             P5, P6, P7, S31f-6, S31d-12, Q1: scatter packed / gather / direct
+#             (NUFFTMP_CUDA_SCATTER) x counting block / global (NUFFTMP_CUDA_COUNT; the default
+#             row is packed with auto = block on all of these), then 64-bit indices (P1) and the
+#             pool giving memory back at every synchronisation (NUFFTMP_CUDA_POOL_RETAIN=0; P1)
+#   jit       cuFFT's first plan of a shape with a cold and a warm driver JIT cache (P1 with a
+#             fresh CUDA_CACHE_PATH twice, then CUDA_CACHE_DISABLE=1): what the cache keeps
+#   compare   bash .anchors/compare.sh <bench> .anchors/cuperftest public, cluster, sweep
+# Steps run in that order; each checks the time left (LIMIT_S, default 540 s from the start) and
+# is cut short or skipped rather than overrun: typically build ~55 s, tests ~30, sanitizers ~40,
+# stages ~10, a/b ~45, jit ~5, then compare the rest (~240 s: public, cluster, sweep).
+# compare needs .anchors/ (carried: see ../shared/anchors/README.md). The device gets no .git:
+# pass the commit.
+#   NUFFTMP_COMMIT=<sha> bash scripts/device_setpts.sh [build] [test] [sanitize] [stages] [ab]
+#       [jit] [compare]                                              (default: all)
+# Logs under $OUT (7 files); the summary table (scripts/device_setpts_table.py) is printed last.
+set -u
+# shellcheck source-path=SCRIPTDIR source=device_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+LIMIT_S=${LIMIT_S:-540}
+T_START=$SECONDS
+left() { echo $((LIMIT_S - (SECONDS - T_START))); }
+summary=$OUT/summary.txt
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+    --format=csv,noheader 2>&1
+  echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
+       "$(date -u +%FT%TZ)"; } > "$summary"
+step() { echo "$*" | tee -a "$summary"; }
+B="$BUILD/apps/nufftmp-bench"
+export NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
+
+if want build; then
+  t0=$SECONDS
+  { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DNUFFTMP_MPI=OFF -DNUFFTMP_HDF5=OFF \
+    && cmake --build "$BUILD" -j "${JOBS:-16}"; } > "$OUT/build.log" 2>&1
+  step "build rc=$? in $((SECONDS - t0)) s"
+  grep -E "error|FAILED" "$OUT/build.log" | head -10
+fi
+
+if want test; then
+  t0=$SECONDS
+  lim=$(( $(left) - 380 )); [ "$lim" -gt 120 ] && lim=120; [ "$lim" -lt 60 ] && lim=60
+  (cd "$BUILD" && timeout "$lim" ctest -L gpu --output-on-failure -j 2) > "$OUT/ctest.log" 2>&1
+  step "gpu tests rc=$? in $((SECONDS - t0)) s (limit $lim s)"
+  grep -E "Test +#|tests passed|tests failed" "$OUT/ctest.log" | tee -a "$summary"
+fi
+
+if want sanitize; then
+  t0=$SECONDS
+  T="$BUILD/tests/core/cuda/test_cuda_set_points"
+  # Every kernel of the sort under memcheck: block counting with each scatter (32- and 64-bit),
+  # global counting with the packed scatter, and the no-allocation promise of the default.
+  { timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/*_block*:Sort/CudaSetPoints.ClusteredAfterUniform/packed_global:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default'
+    echo "memcheck set_points rc=$?"
+    timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
+      --type 1 --N1 300 --N2 200 --M 2e5 --n_runs 2 --plan_runs 2 --check --json
+    echo "memcheck bench 2D type 1 rc=$?"
+    timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
+      --prec d --type 2 --N1 1000 --M 5e4 --n_runs 2 --plan_runs 2 --dist cluster --check --json
+    echo "memcheck bench 1D type 2 rc=$?"
+    # The shared histogram of the block counting (atomics, barriers) under racecheck.
+    timeout 45 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/packed_block:Sort/CudaSetPoints.ClusteredAfterUniform/default'
+    echo "racecheck set_points rc=$?"; } > "$OUT/sanitizer.log" 2>&1
+  grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log" | tee -a "$summary"
+  step "sanitizers in $((SECONDS - t0)) s"
+fi
+
+# The cases (compare.sh's definitions).
+declare -A C=(
+  [P1]="--prec f --type 1 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5"
+  [P2]="--prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5"
+  [P3]="--prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5"
+  [P4]="--prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5"
+  [P5]="--prec d --type 1 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9"
+  [P6]="--prec d --type 2 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9"
+  [P7]="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5"
+  [P8]="--prec f --type 2 --N1 10000000 --M 20000000 --tol 1e-5"
+  [S31f-6]="--prec f --type 1 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-6"
+  [S31d-12]="--prec d --type 1 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-12"
+)
+# run_stage LABEL CASE DIST [ENV=VALUE...]: one bench run with stage timings into stages.txt.
+run_stage() {
+  local label=$1 case=$2 dist=$3; shift 3
+  local out
+  # shellcheck disable=SC2086  # the case's flags are words
+  out=$(env NUFFTMP_CUDA_STAGES=1 "$@" timeout 40 "$B" --backend cuda --dist "$dist" \
+          --n_runs 3 --plan_runs 3 --json ${C[$case]} 2>&1)
+  { echo "#case $label"; echo "$out" | grep -E "^nufftmp stages|^nufftmp-bench"
+    echo "#json $(echo "$out" | grep '^{' | tail -1)"; } >> "$OUT/stages.txt"
+}
+: > "$OUT/stages.txt"
+
+if want stages; then
+  t0=$SECONDS
+  for c in P1 P2 P3 P4 P5 P6 P7 P8; do
+    [ "$(left)" -lt 250 ] && { step "stages: out of time before $c"; break; }
+    run_stage "$c" "$c" uniform
+  done
+  for c in P1 P7; do [ "$(left)" -lt 250 ] && break; run_stage "Q${c#P}" "$c" cluster; done
+  for c in S31f-6 S31d-12; do [ "$(left)" -lt 250 ] && break; run_stage "$c" "$c" uniform; done
+  step "stages in $((SECONDS - t0)) s"
+fi
+
+if want ab; then
+  t0=$SECONDS
+  # Label CASE/SCATTER-COUNT (the default row of each case is in "stages"); Q1 = P1 clustered.
+  ab=()
+  for c in P1 P2 P3 P5 P6 P7 S31f-6 S31d-12 Q1; do
+    case_=$c; dist=uniform; [ "$c" = Q1 ] && { case_=P1; dist=cluster; }
+    for v in packed-global gather-block gather-global direct-block; do
+      ab+=("$c/$v $case_ $dist NUFFTMP_CUDA_SCATTER=${v%-*} NUFFTMP_CUDA_COUNT=${v#*-}")
+    done
+  done
+  ab+=("P1/index64 P1 uniform NUFFTMP_CUDA_INDEX64=1"
+       "P1/retain0 P1 uniform NUFFTMP_CUDA_POOL_RETAIN=0")
+  for v in "${ab[@]}"; do
+    [ "$(left)" -lt 265 ] && { step "a/b: out of time before ${v%% *}"; break; }
+    # shellcheck disable=SC2086
+    run_stage $v
+  done
+  step "a/b in $((SECONDS - t0)) s"
+fi
+
+if want jit; then
+  # cuFFT's first plan of a new shape (P1: 256^3 C2C) with a cold driver JIT cache, the same
+  # cache warm in a second process, and the cache off: plan_ms of each (bench JSON).
+  t0=$SECONDS
+  jc=$(mktemp -d)
+  for v in "cold CUDA_CACHE_PATH=$jc" "warm CUDA_CACHE_PATH=$jc" "disabled CUDA_CACHE_DISABLE=1"; do
+    [ "$(left)" -lt 250 ] && break
+    # shellcheck disable=SC2086
+    ms=$(env ${v#* } timeout 30 "$B" --backend cuda --n_runs 1 --plan_runs 1 --json ${C[P1]} \
+           2>/dev/null | grep '^{' | tail -1 | python3 -c \
+           'import json,sys; d=json.load(sys.stdin); print(d["plan_ms"], d["plan_steady_ms"])')
+    step "jit ${v%% *}: P1 plan_ms plan_steady_ms = ${ms:-failed}"
+  done
+  rm -rf "$jc"
+  step "jit in $((SECONDS - t0)) s"
+fi
+
+if want compare; then
+  if [ -x .anchors/cuperftest ] && [ -f .anchors/compare.sh ]; then
+    : > "$OUT/compare.csv"
+    for set in public cluster sweep; do
+      lim=$(( $(left) - 10 ))
+      [ "$lim" -lt 30 ] && { step "compare: no time left for $set"; continue; }
+      t0=$SECONDS
+      timeout "$lim" bash .anchors/compare.sh "$B" .anchors/cuperftest "$set" > "$OUT/compare_$set.tmp" 2>&1
+      rc=$?
+      if [ -s "$OUT/compare.csv" ]; then tail -n +2 "$OUT/compare_$set.tmp" >> "$OUT/compare.csv"
+      else cat "$OUT/compare_$set.tmp" > "$OUT/compare.csv"; fi
+      rm -f "$OUT/compare_$set.tmp"
+      step "compare $set rc=$rc in $((SECONDS - t0)) s"
+    done
+  else
+    step "compare: .anchors/cuperftest or .anchors/compare.sh missing (carry .anchors)"
+  fi
+fi
+
+step "total $((SECONDS - T_START)) s"
+python3 scripts/device_setpts_table.py "$OUT" | tee "$OUT/table.txt"

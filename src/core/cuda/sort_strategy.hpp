@@ -1,0 +1,137 @@
+// How set_points sorts on the device: which counting and which scatter it runs, the geometry
+// of the block-local counting, and the size of a packed point record. Pure host logic (no
+// CUDA): unit-tested on any machine (test_cuda_set_points_logic). The kernels are in
+// bin_sort.cu; the reasoning and the measurements in PERFORMANCE.md ("set_points").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "nufftmp/errors.hpp"
+
+namespace nufftmp::detail {
+
+// The scatter, pass 2 of the counting sort (NUFFTMP_CUDA_SCATTER):
+//   gather  the permutation scattered (one 4-byte write per point), then a pass in sorted order
+//           reads each point's coordinates through it (dim random reads) and writes i0/s;
+//   direct  every array written at the sorted position (2 dim + 1 scattered writes);
+//   packed  one record per point (its coordinates and user index, 8-32 bytes) written at the
+//           sorted position, then a coalesced pass unpacks the records into i0/s and the
+//           permutation.
+enum class ScatterKind { Gather, Direct, Packed };
+
+// The counting, pass 1 (NUFFTMP_CUDA_COUNT):
+//   global  ranks from atomics on one global counter per bin (warp-aggregated);
+//   block   each block counts a contiguous chunk of points in shared memory (ranks within the
+//           chunk), writes one count per (bin, block), and one scan of that table gives every
+//           (bin, block) its sorted offset: no global atomics (PERFORMANCE.md);
+//   auto    block where the bins fit shared memory and the points are many enough per bin to
+//           pay for the table, global otherwise.
+enum class CountKind { Auto, Global, Block };
+
+// The default scatter for a dimension and precision: the one place to switch it after a
+// measurement (PERFORMANCE.md, "set_points").
+inline ScatterKind default_scatter(int dim, std::size_t real_bytes) {
+  (void)dim;
+  (void)real_bytes;
+  return ScatterKind::Packed;
+}
+
+inline const char* scatter_name(ScatterKind k) {
+  switch (k) {
+    case ScatterKind::Gather: return "gather";
+    case ScatterKind::Direct: return "direct";
+    case ScatterKind::Packed: return "packed";
+  }
+  return "?";
+}
+inline const char* count_name(CountKind k) {
+  switch (k) {
+    case CountKind::Auto: return "auto";
+    case CountKind::Global: return "global";
+    case CountKind::Block: return "block";
+  }
+  return "?";
+}
+
+// The value of NUFFTMP_CUDA_SCATTER (null or empty: the default for dim and precision).
+inline ScatterKind scatter_from_env(const char* value, int dim, std::size_t real_bytes) {
+  if (value == nullptr || *value == '\0') return default_scatter(dim, real_bytes);
+  const std::string v(value);
+  for (ScatterKind k : {ScatterKind::Gather, ScatterKind::Direct, ScatterKind::Packed})
+    if (v == scatter_name(k)) return k;
+  throw Error(ErrorCode::InvalidArgument,
+              "NUFFTMP_CUDA_SCATTER = '" + v + "': must be gather, direct or packed");
+}
+
+// The value of NUFFTMP_CUDA_COUNT (null or empty: auto).
+inline CountKind count_from_env(const char* value) {
+  if (value == nullptr || *value == '\0') return CountKind::Auto;
+  const std::string v(value);
+  for (CountKind k : {CountKind::Auto, CountKind::Global, CountKind::Block})
+    if (v == count_name(k)) return k;
+  throw Error(ErrorCode::InvalidArgument,
+              "NUFFTMP_CUDA_COUNT = '" + v + "': must be auto, global or block");
+}
+
+// Block-local counting: `blocks` chunks of 2^shift consecutive points (the last one shorter),
+// one thread block each. blocks == 0: count with global atomics instead.
+struct BlockCount {
+  std::int64_t blocks = 0;
+  int shift = 0;
+};
+
+// Chunks are at most 2^30 points, so a bin's count within a chunk fits the 32-bit shared
+// counter whatever the index width.
+constexpr int kMaxChunkShift = 30;
+// auto: block counting only with at least this many points per bin on average (below, the
+// per-(bin, block) table costs more than the atomics it saves)...
+constexpr std::int64_t kBlockCountMinPointsPerBin = 32;
+// ... and with at most one table entry per this many points.
+constexpr std::int64_t kBlockCountPointsPerEntry = 2;
+// block (forced, for tests and A/B runs): chunks of at least this many points, so small point
+// sets still spread over many blocks.
+constexpr std::int64_t kBlockCountMinChunk = 32;
+
+// resident: thread blocks of the counting kernel that fit the device at once (0 when its
+// shared histogram of nbins counters does not fit a block).
+inline BlockCount block_count_geometry(CountKind kind, std::int64_t M, std::int64_t nbins,
+                                       std::int64_t resident) {
+  BlockCount g;
+  if (kind == CountKind::Global || M <= 0 || nbins <= 0 || resident <= 0) return g;
+  std::int64_t want;
+  if (kind == CountKind::Block) {
+    want = (M + kBlockCountMinChunk - 1) / kBlockCountMinChunk;
+  } else {
+    if (M < kBlockCountMinPointsPerBin * nbins) return g;
+    want = M / (kBlockCountPointsPerEntry * nbins);
+  }
+  if (want > resident) want = resident;
+  if (want < 1) want = 1;
+  const std::int64_t chunk_min = (M + want - 1) / want;
+  int shift = 0;
+  while (shift < kMaxChunkShift && (std::int64_t(1) << shift) < chunk_min) ++shift;
+  g.shift = shift;
+  g.blocks = (M + (std::int64_t(1) << shift) - 1) >> shift;
+  return g;
+}
+
+// Entries of the (bin, block) table the scratch keeps for M points: nbins x blocks + 1 for any
+// geometry above, and non-decreasing in M, so a later call with fewer points never needs more.
+inline std::int64_t block_count_table_capacity(std::int64_t M, std::int64_t nbins,
+                                               std::int64_t resident) {
+  const std::int64_t big = (M + (std::int64_t(1) << kMaxChunkShift) - 1) >> kMaxChunkShift;
+  const std::int64_t blocks = resident > big ? resident : big;
+  return nbins * (blocks > 1 ? blocks : 1) + 1;
+}
+
+// 32-bit words of one packed record: the dim coordinates as given, then the user index (1 or
+// 2 words), rounded up so that it is written with whole 8- or 16-byte stores: 2, 4, 6 or 8
+// words (float 3D with 32-bit indices: x, y, z, j = 16 bytes; double 3D: 32 bytes).
+constexpr int packed_record_words(int dim, int real_bytes, int index_bytes) {
+  const int w = dim * (real_bytes / 4) + index_bytes / 4;
+  return w <= 2 ? 2 : w <= 4 ? 4 : (w + 1) / 2 * 2;
+}
+
+}  // namespace nufftmp::detail

@@ -1,0 +1,290 @@
+// set_points called again and again on one CUDA plan (M-TIP sets new points every generation):
+// growing and shrinking M, a bad point on the second call then a good call, clustered points
+// after uniform ones - each result against the direct sum - in every variant of the sort
+// (sort_strategy.hpp): packed, gather and direct scatter, block and global counting, 32- and
+// 64-bit indices, and the default. And the promise of bin_sort.hpp: a second set_points with no
+// more points than the first allocates nothing.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/reference_check.hpp"
+#include "common/test_data.hpp"
+#include "cuda/device_pool.hpp"
+#include "nufftmp/plan.hpp"
+
+namespace nufftmp::test {
+namespace {
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+// Sets (value non-null) or unsets an environment variable for a scope: the engine reads its
+// variants when a plan is made.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// A variant of the sort, selected by the engine's environment knobs (null: unset).
+struct Variant {
+  std::string name;
+  const char* index64;  // NUFFTMP_CUDA_INDEX64
+  const char* scatter;  // NUFFTMP_CUDA_SCATTER
+  const char* count;    // NUFFTMP_CUDA_COUNT ("block" runs block counting even on few points)
+};
+std::vector<Variant> variants() {
+  std::vector<Variant> v = {{"default", nullptr, nullptr, nullptr}};
+  for (const char* scatter : {"packed", "gather", "direct"})
+    for (const char* count : {"block", "global"})
+      for (const char* index64 : {static_cast<const char*>(nullptr), "1"})
+        v.push_back({std::string(scatter) + "_" + count + (index64 ? "_index64" : ""), index64,
+                     scatter, count});
+  return v;
+}
+
+struct Shape {
+  int type;
+  std::vector<std::int64_t> N;
+  Method method;
+};
+// Every sort the engine makes: with subproblems (SM, output-driven), without (GM-sort), none
+// (GM, in user order).
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> s = {{1, {18, 13, 16}, Method::Output},
+                                       {2, {40, 33}, Method::SM},
+                                       {1, {301}, Method::SM},
+                                       {2, {18, 13, 16}, Method::GMSort},
+                                       {1, {40, 33}, Method::GM}};
+  return s;
+}
+
+Options small_bins(Method m) {
+  Options o;
+  o.backend = Backend::Cuda;
+  o.method = m;
+  // Many bins and subproblems even for small problems.
+  o.maxsubprobsize = 64;
+  o.binsize[0] = o.binsize[1] = o.binsize[2] = 8;
+  return o;
+}
+
+std::string label(const Variant& v, const Shape& s) {
+  return v.name + ", type " + std::to_string(s.type) + ", " +
+         std::to_string(s.N.size()) + "D, " + method_name(s.method);
+}
+
+template <typename T>
+double tol_of() {
+  return sizeof(T) == 4 ? 1e-5 : 1e-9;
+}
+
+template <typename T>
+void expect_accurate(Plan<T>& plan, const Points<T>& pts, std::mt19937_64& rng,
+                     const std::string& what) {
+  const auto r = check_transform(plan, 0, pts, rng, 300);
+  EXPECT_LE(r.rel_err, 10 * tol_of<T>()) << what;
+  EXPECT_EQ(plan.num_points(), pts.M) << what;
+}
+
+// One plan of shape s in variant v, with its own random stream (salted by what the test does).
+template <typename T>
+struct Scenario {
+  Scenario(const Variant& v, const Shape& s, const char* what)
+      : env_index64("NUFFTMP_CUDA_INDEX64", v.index64),
+        env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter),
+        env_count("NUFFTMP_CUDA_COUNT", v.count),
+        name(label(v, s) + (sizeof(T) == 4 ? ", float" : ", double")),
+        rng(make_rng(salt_of(std::string(what) + " " + name))),
+        plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method)),
+        dim(static_cast<int>(s.N.size())) {}
+  void check(const Points<T>& pts, const std::string& when) {
+    expect_accurate(plan, pts, rng, name + ", " + when);
+  }
+  ScopedEnv env_index64, env_scatter, env_count;  // set before the plan reads them
+  std::string name;
+  std::mt19937_64 rng;
+  Plan<T> plan;
+  int dim;
+};
+
+// M grows, then shrinks (to none, then some again): each call gives the direct sum's answer.
+template <typename T>
+void grow_and_shrink(const Variant& v, const Shape& s) {
+  Scenario<T> t(v, s, "grow");
+  for (std::int64_t M : {300, 5000, 20000, 800, 0, 4000}) {
+    if (M == 0) {
+      t.plan.set_points_host(0, nullptr, nullptr, nullptr);
+      EXPECT_EQ(t.plan.num_points(), 0) << t.name;
+      continue;
+    }
+    t.check(uniform_points<T>(t.dim, M, t.rng), "M = " + std::to_string(M));
+  }
+}
+
+// A NaN on the second call: BadPoints naming the axis and the first bad index, execute
+// refused, and the next good call works.
+template <typename T>
+void bad_then_good(const Variant& v, const Shape& s) {
+  Scenario<T> t(v, s, "bad");
+  t.check(uniform_points<T>(t.dim, 3000, t.rng), "first");
+  auto bad = uniform_points<T>(t.dim, 4000, t.rng);
+  const int axis = t.dim - 1;
+  bad.xyz[axis][1234] = std::numeric_limits<T>::quiet_NaN();
+  bad.xyz[axis][3000] = std::numeric_limits<T>::infinity();  // a later bad index
+  const std::string want = std::string(1, "xyz"[axis]) + "[1234]";
+  try {
+    t.plan.set_points_host(bad.M, bad.x(), bad.y(), bad.z());
+    ADD_FAILURE() << t.name << ": expected BadPoints";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::BadPoints) << e.what();
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+  std::vector<std::complex<T>> c(4000), f(static_cast<size_t>(t.plan.num_modes()));
+  EXPECT_THROW(t.plan.execute_host(c.data(), f.data()), Error) << t.name << ": points rejected";
+  t.check(uniform_points<T>(t.dim, 3500, t.rng), "after the bad call");
+}
+
+// Clustered after uniform, then uniform again: the bins' fill changes completely between calls.
+template <typename T>
+void clustered_after_uniform(const Variant& v, const Shape& s) {
+  Scenario<T> t(v, s, "cluster");
+  t.check(uniform_points<T>(t.dim, 6000, t.rng), "uniform");
+  t.check(clustered_points<T>(t.dim, 6000, t.plan.fine_grid(), t.rng), "clustered");
+  t.check(uniform_points<T>(t.dim, 5000, t.rng), "uniform again");
+}
+
+// One suite per variant, so a sanitizer run can pick one (e.g. --gtest_filter=*/default).
+class CudaSetPoints : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(CudaSetPoints, GrowAndShrink) {
+  for (const Shape& s : shapes()) {
+    grow_and_shrink<float>(GetParam(), s);
+    grow_and_shrink<double>(GetParam(), s);
+  }
+}
+
+TEST_P(CudaSetPoints, BadPointThenGoodPoints) {
+  for (const Shape& s : shapes()) {
+    bad_then_good<float>(GetParam(), s);
+    bad_then_good<double>(GetParam(), s);
+  }
+}
+
+TEST_P(CudaSetPoints, ClusteredAfterUniform) {
+  for (const Shape& s : shapes()) clustered_after_uniform<float>(GetParam(), s);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sort, CudaSetPoints, ::testing::ValuesIn(variants()),
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return info.param.name;
+                         });
+
+class CudaSetPointsMemory : public ::testing::TestWithParam<Variant> {};
+
+// Device pointers, so that no host copy is involved: after a first set_points, more calls with
+// the same or fewer points make no allocation and keep the plan's memory; the result is still
+// the direct sum's; more points do allocate (the hook counts).
+template <typename T>
+void second_call_allocates_nothing(const Variant& v, const Shape& s) {
+  ScopedEnv env_index64("NUFFTMP_CUDA_INDEX64", v.index64);
+  ScopedEnv env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter);
+  ScopedEnv env_count("NUFFTMP_CUDA_COUNT", v.count);
+  auto rng = make_rng(salt_of("noalloc " + label(v, s) + std::to_string(sizeof(T))));
+  Plan<T> plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method));
+  const int dim = static_cast<int>(s.N.size());
+  const std::int64_t M = 6000, nm = plan.num_modes();
+  std::vector<T*> xyz(3, nullptr);
+  for (int d = 0; d < dim; ++d)
+    CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&xyz[d]), 2 * M * sizeof(T)));
+  std::complex<T>*dc = nullptr, *df = nullptr;
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&dc), 2 * M * sizeof(std::complex<T>)));
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&df), nm * sizeof(std::complex<T>)));
+  CUDA_OK(cudaMemset(dc, 0, 2 * M * sizeof(std::complex<T>)));
+  CUDA_OK(cudaMemset(df, 0, nm * sizeof(std::complex<T>)));
+  auto upload = [&](const Points<T>& pts) {
+    for (int d = 0; d < dim; ++d)
+      ASSERT_EQ(cudaMemcpy(xyz[d], pts.xyz[d].data(), pts.M * sizeof(T), cudaMemcpyHostToDevice),
+                cudaSuccess);
+  };
+  const std::string what = label(v, s) + (sizeof(T) == 4 ? ", float" : ", double");
+
+  upload(uniform_points<T>(dim, M, rng));
+  plan.set_points(M, xyz[0], xyz[1], xyz[2]);
+  plan.execute(dc, df);
+  plan.synchronize();
+  const std::uint64_t allocs = detail::pool_allocation_count();
+  const std::size_t bytes = plan.memory_bytes();
+
+  Points<T> last;
+  for (std::int64_t m : {M, M, M / 2, std::int64_t(1), M}) {
+    last = uniform_points<T>(dim, m, rng);
+    upload(last);
+    plan.set_points(m, xyz[0], xyz[1], xyz[2]);
+    plan.execute(dc, df);
+    plan.synchronize();
+    EXPECT_EQ(detail::pool_allocation_count(), allocs) << what << ", M = " << m;
+    EXPECT_EQ(plan.memory_bytes(), bytes) << what << ", M = " << m;
+  }
+  // The last call's answer (M new points) against the direct sum.
+  {
+    const std::int64_t N[3] = {plan.modes()[0], plan.modes()[1], plan.modes()[2]};
+    const bool t1 = s.type == 1;
+    const std::int64_t nin = t1 ? M : nm, nout = t1 ? nm : M;
+    const auto in = random_complex<T>(nin, rng);
+    CUDA_OK(cudaMemcpy(t1 ? dc : df, in.data(), nin * sizeof(std::complex<T>),
+                       cudaMemcpyHostToDevice));
+    plan.execute(dc, df);
+    std::vector<std::complex<T>> out(static_cast<size_t>(nout));
+    CUDA_OK(cudaMemcpy(out.data(), t1 ? df : dc, nout * sizeof(std::complex<T>),
+                       cudaMemcpyDeviceToHost));
+    const auto idx = sample_indices(nout, 300, rng);
+    const auto exact =
+        t1 ? reference::type1<T>(dim, M, last.x(), last.y(), last.z(), in.data(), 1, N, 0, idx)
+           : reference::type2<T>(dim, last.x(), last.y(), last.z(), in.data(), 1, N, 0, idx);
+    EXPECT_LE(reference::rel_l2_error<T>(exact, out.data(), idx), 10 * tol_of<T>()) << what;
+  }
+  // More points than ever: the buffers grow, and the hook sees it.
+  upload(uniform_points<T>(dim, 2 * M, rng));
+  plan.set_points(2 * M, xyz[0], xyz[1], xyz[2]);
+  EXPECT_GT(detail::pool_allocation_count(), allocs) << what << ": the hook counts nothing";
+  for (T* p : xyz) cudaFree(p);
+  cudaFree(dc);
+  cudaFree(df);
+}
+
+TEST_P(CudaSetPointsMemory, SecondCallAllocatesNothing) {
+  for (const Shape& s : shapes()) {
+    second_call_allocates_nothing<float>(GetParam(), s);
+    second_call_allocates_nothing<double>(GetParam(), s);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sort, CudaSetPointsMemory, ::testing::ValuesIn(variants()),
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace nufftmp::test

@@ -1,0 +1,169 @@
+// Host-only logic of the CUDA engine's set_points: the 32/64-bit choice of the sort's indices,
+// the subproblem-list bound it sizes its buffer with, the sort's variants (scatter, counting,
+// the block-counting geometry, packed record sizes) and the memory pool's release threshold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/index_width.hpp"
+#include "cuda/pool_policy.hpp"
+#include "cuda/sort_strategy.hpp"
+
+namespace nufftmp::detail {
+namespace {
+
+TEST(SortIndexWidth, ThirtyTwoBitsBelowTwoToThe31) {
+  const std::int64_t two31 = std::int64_t(1) << 31;
+  EXPECT_FALSE(sort_needs_index64(0, 1, 0, false));
+  EXPECT_FALSE(sort_needs_index64(16777216, 32768, 1024, false));  // P1
+  EXPECT_FALSE(sort_needs_index64(two31 - 2, 32768, 0, false));
+  EXPECT_TRUE(sort_needs_index64(two31, 32768, 0, false));
+  EXPECT_FALSE(sort_needs_index64(two31 - 1, 32768, 0, false));  // offsets reach M: fits
+  EXPECT_TRUE(sort_needs_index64(5, two31, 0, false));          // bin offsets index nbins + 1
+  // Subproblem offsets reach M / maxsub + min(nbins, M): with maxsub 1 that is ~2M.
+  EXPECT_FALSE(sort_needs_index64(two31 / 4, two31 / 4, 1, false));
+  EXPECT_TRUE(sort_needs_index64(two31 / 2 + 10, two31 / 2, 1, false));
+  EXPECT_TRUE(sort_needs_index64(100, 10, 64, true));  // forced (tests of the wide path)
+}
+
+// The bound is >= the true count for any fill of the bins, and tight for one full bin.
+TEST(SortIndexWidth, SubproblemCapacityBoundsEveryFill) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::int64_t nbins = 1 + rng() % 300;
+    const std::int64_t M = rng() % 5000;
+    const int maxsub = 1 + static_cast<int>(rng() % 100);
+    std::vector<std::int64_t> n(static_cast<size_t>(nbins), 0);
+    const bool crowded = trial % 3 == 0;
+    for (std::int64_t j = 0; j < M; ++j)
+      ++n[static_cast<size_t>(crowded ? (rng() % 3) : (rng() % nbins))];
+    std::int64_t count = 0;
+    for (std::int64_t v : n) count += (v + maxsub - 1) / maxsub;
+    EXPECT_GE(subproblem_capacity(M, nbins, maxsub), count)
+        << "M " << M << " nbins " << nbins << " maxsub " << maxsub;
+  }
+  EXPECT_EQ(subproblem_capacity(1000, 50, 0), 0);
+  EXPECT_GE(subproblem_capacity(0, 50, 64), 1);  // never an empty list buffer
+}
+
+TEST(SortStrategy, VariantsFromTheEnvironment) {
+  for (int dim = 1; dim <= 3; ++dim)
+    for (std::size_t bytes : {std::size_t(4), std::size_t(8)}) {
+      EXPECT_EQ(scatter_from_env(nullptr, dim, bytes), default_scatter(dim, bytes));
+      EXPECT_EQ(scatter_from_env("", dim, bytes), default_scatter(dim, bytes));
+    }
+  EXPECT_EQ(scatter_from_env("gather", 3, 4), ScatterKind::Gather);
+  EXPECT_EQ(scatter_from_env("direct", 2, 8), ScatterKind::Direct);
+  EXPECT_EQ(scatter_from_env("packed", 1, 4), ScatterKind::Packed);
+  EXPECT_EQ(count_from_env(nullptr), CountKind::Auto);
+  EXPECT_EQ(count_from_env(""), CountKind::Auto);
+  EXPECT_EQ(count_from_env("auto"), CountKind::Auto);
+  EXPECT_EQ(count_from_env("global"), CountKind::Global);
+  EXPECT_EQ(count_from_env("block"), CountKind::Block);
+  // A typo must not silently measure the default: an error naming the variable and value.
+  for (const char* bad : {"Packed", "pack", "gather ", "1"}) {
+    try {
+      scatter_from_env(bad, 3, 4);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("NUFFTMP_CUDA_SCATTER"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos);
+    }
+  }
+  EXPECT_THROW(count_from_env("blocks"), Error);
+}
+
+TEST(SortStrategy, PackedRecordSizes) {
+  // (dim, real bytes, index bytes) -> 32-bit words: whole 8- or 16-byte stores.
+  EXPECT_EQ(packed_record_words(1, 4, 4), 2);  // x, j
+  EXPECT_EQ(packed_record_words(1, 4, 8), 4);
+  EXPECT_EQ(packed_record_words(2, 4, 4), 4);  // x, y, j, pad
+  EXPECT_EQ(packed_record_words(3, 4, 4), 4);  // x, y, z, j: 16 bytes
+  EXPECT_EQ(packed_record_words(3, 4, 8), 6);
+  EXPECT_EQ(packed_record_words(1, 8, 4), 4);
+  EXPECT_EQ(packed_record_words(2, 8, 4), 6);
+  EXPECT_EQ(packed_record_words(3, 8, 4), 8);  // double 3D: one 32-byte sector
+  EXPECT_EQ(packed_record_words(3, 8, 8), 8);
+  for (int dim = 1; dim <= 3; ++dim)
+    for (int rb : {4, 8})
+      for (int ib : {4, 8}) {
+        const int w = packed_record_words(dim, rb, ib);
+        EXPECT_GE(4 * w, dim * rb + ib);
+        EXPECT_TRUE(w == 2 || w % 2 == 0) << w;
+      }
+}
+
+// Every geometry: chunks of 2^shift points cover [0, M) with no empty chunk, a chunk never
+// exceeds 2^30 points, blocks stay within the resident count unless the chunk cap forces more,
+// and the table capacity covers nbins x blocks + 1 and never shrinks as M grows.
+TEST(SortStrategy, BlockCountGeometry) {
+  EXPECT_EQ(block_count_geometry(CountKind::Global, 1 << 20, 100, 264).blocks, 0);
+  EXPECT_EQ(block_count_geometry(CountKind::Auto, 1 << 20, 100, 0).blocks, 0);  // no fit
+  EXPECT_EQ(block_count_geometry(CountKind::Block, 0, 100, 264).blocks, 0);
+  // auto: too few points per bin -> global; P1 (16.7M points, 32768 bins, one block per SM).
+  EXPECT_EQ(block_count_geometry(CountKind::Auto, 32 * 1000 - 1, 1000, 264).blocks, 0);
+  EXPECT_GT(block_count_geometry(CountKind::Auto, 32 * 1000, 1000, 264).blocks, 0);
+  const BlockCount p1 = block_count_geometry(CountKind::Auto, 16777216, 32768, 132);
+  EXPECT_EQ(p1.shift, 17);
+  EXPECT_EQ(p1.blocks, 128);
+  // block (forced): many small chunks even for few points.
+  const BlockCount few = block_count_geometry(CountKind::Block, 300, 80, 2000);
+  EXPECT_EQ(few.shift, 5);
+  EXPECT_EQ(few.blocks, 10);
+
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const CountKind kind = trial % 2 ? CountKind::Block : CountKind::Auto;
+    const std::int64_t M = trial % 97 == 0 ? std::int64_t(rng() % 4) << 40
+                                           : 1 + static_cast<std::int64_t>(rng() % 50000000);
+    const std::int64_t nbins = 1 + static_cast<std::int64_t>(rng() % 60000);
+    const std::int64_t resident = 1 + static_cast<std::int64_t>(rng() % 3000);
+    const BlockCount g = block_count_geometry(kind, M, nbins, resident);
+    if (M == 0) {
+      EXPECT_EQ(g.blocks, 0);
+      continue;
+    }
+    if (g.blocks == 0) {
+      EXPECT_TRUE(kind == CountKind::Auto && M < kBlockCountMinPointsPerBin * nbins) << M;
+      continue;
+    }
+    const std::int64_t chunk = std::int64_t(1) << g.shift;
+    EXPECT_LE(g.shift, kMaxChunkShift);
+    EXPECT_GE(g.blocks * chunk, M);
+    EXPECT_LT((g.blocks - 1) * chunk, M);  // no empty chunk
+    const std::int64_t big = (M + (std::int64_t(1) << kMaxChunkShift) - 1) >> kMaxChunkShift;
+    EXPECT_LE(g.blocks, std::max(resident, big));
+    const std::int64_t cap = block_count_table_capacity(M, nbins, resident);
+    EXPECT_GE(cap, nbins * g.blocks + 1);
+    EXPECT_LE(cap, block_count_table_capacity(M + 1 + M / 3, nbins, resident));
+  }
+}
+
+TEST(PoolPolicy, DefaultIsAnEighthOfTheDevice) {
+  const std::size_t total = std::size_t(141) << 30;
+  EXPECT_EQ(pool_release_threshold(total, nullptr), total / 8);
+  EXPECT_EQ(pool_release_threshold(total, ""), total / 8);
+}
+
+TEST(PoolPolicy, EnvironmentOverrides) {
+  const std::size_t total = std::size_t(100) << 30;
+  EXPECT_EQ(pool_release_threshold(total, "0"), 0u);
+  EXPECT_EQ(pool_release_threshold(total, "4096"), 4096u);
+  EXPECT_EQ(pool_release_threshold(total, "3K"), 3u * 1024);
+  EXPECT_EQ(pool_release_threshold(total, "512M"), 512ull << 20);
+  EXPECT_EQ(pool_release_threshold(total, "2G"), 2ull << 30);
+  EXPECT_EQ(pool_release_threshold(total, "25%"), total / 4);
+  EXPECT_EQ(pool_release_threshold(total, "100%"), total);
+  EXPECT_EQ(pool_release_threshold(total, "1e30"), UINT64_MAX);  // keep everything
+  // Nonsense keeps the default.
+  for (const char* bad : {"abc", "-5", "12X", "150%", "G", "nan"})
+    EXPECT_EQ(pool_release_threshold(total, bad), total / 8) << bad;
+}
+
+}  // namespace
+}  // namespace nufftmp::detail
