@@ -18,15 +18,6 @@
 
 namespace nufftmp::mtip::detail {
 
-namespace {
-std::vector<Quaternion> unpack(const std::vector<double>& v) {
-  std::vector<Quaternion> q(v.size() / 4);
-  for (std::size_t i = 0; i < q.size(); ++i)
-    q[i] = {v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
-  return q;
-}
-}  // namespace
-
 // The half-set curve of the current orientations: merges both halves (collective).
 template <typename T>
 ShellCurve Run<T>::half_set_curve() {
@@ -106,7 +97,7 @@ void Run<T>::convergence_stage(GenerationReport& g, const std::vector<double>& a
   double change = -1;
   if (!ro_.known_orientations && rank_ == 0) {
     if (st_.prev_orient.size() == all_orient.size() && !all_orient.empty())
-      change = median_orientation_change(unpack(st_.prev_orient), unpack(all_orient));
+      change = median_orientation_change(unpack_orientations(st_.prev_orient), unpack_orientations(all_orient));
     st_.prev_orient = all_orient;
   }
   dist::detail::bcast(comm_, &change, 1, 0);

@@ -68,6 +68,14 @@ struct RunInputs {
   }
 };
 
+// Orientations as gathered (w, x, y, z per image) back to quaternions.
+inline std::vector<Quaternion> unpack_orientations(const std::vector<double>& v) {
+  std::vector<Quaternion> q(v.size() / 4);
+  for (std::size_t i = 0; i < q.size(); ++i)
+    q[i] = {v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+  return q;
+}
+
 // Which images a merge takes: all, or one half set (even / odd index in the file).
 enum class ImageSet { All, HalfA, HalfB };
 

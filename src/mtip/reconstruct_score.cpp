@@ -11,12 +11,6 @@
 namespace nufftmp::mtip::detail {
 
 namespace {
-std::vector<Quaternion> unpack(const std::vector<double>& v) {
-  std::vector<Quaternion> q(v.size() / 4);
-  for (std::size_t i = 0; i < q.size(); ++i)
-    q[i] = {v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
-  return q;
-}
 
 // The global rotation of rec against truth, its agreement, and the median angle left.
 Quaternion frame_of(const std::vector<Quaternion>& rec, const std::vector<Quaternion>& tru,
@@ -47,7 +41,7 @@ void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_ori
     Quaternion frame;  // identity
     const bool have_orient = in_.all_truth_orient.size() == all_orient.size();
     if (!ro_.known_orientations && have_orient && !all_orient.empty()) {
-      const auto rec = unpack(all_orient), tru = unpack(in_.all_truth_orient);
+      const auto rec = unpack_orientations(all_orient), tru = unpack_orientations(in_.all_truth_orient);
       frame = frame_of(rec, tru, &stats[4], &stats[3]);
       // The true orientations read in the other convention: a frame they agree on far better
       // says the file's convention was misread.

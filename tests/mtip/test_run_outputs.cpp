@@ -18,6 +18,7 @@
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
+#include "spinifel_fixture.hpp"
 
 using namespace nufftmp::mtip;
 
@@ -30,13 +31,7 @@ constexpr std::int64_t kM = 15, kImages = 40, kSide = 12;
 void write_data_set(const std::string& path, std::uint64_t seed) {
   if (rank_of() == 0) {
     const auto s = mtip_test::simulate(kM, kImages, kSide, /*fluence=*/500, seed, /*atoms=*/12);
-    H5Writer w(path);
-    w.write("intensities", {s.n_images, kSide, kSide}, s.images.data());
-    w.write("pixel_position_reciprocal", {3, kSide, kSide}, s.positions.data());
-    std::vector<double> q;
-    for (const auto& o : s.orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
-    w.write("orientations", {s.n_images, 4}, q.data());
-    w.commit();
+    mtip_test::write_nufftmp(path, s, kSide);
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }
