@@ -81,7 +81,7 @@ for n in $IMAGES; do
       t0=$(date +%s.%N)
       # shellcheck disable=SC2086
       timeout "$limit" mpirun -np "$NP" --oversubscribe "$MTIP" --input "$data" \
-        --output "$OUT/r_${p}_${n}_${mode}.h5" --generations "$GENS" --n-ref "$NREF" \
+        --output "$OUT/r_${p}_${n}_${mode}.h5" --generations "$GENS" --n-ref "$NREF" --overwrite \
         "${engine[@]}" "${flags[@]}" $EXTRA > "$log" 2>&1
       rc=$?
       t1=$(date +%s.%N)
