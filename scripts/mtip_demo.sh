@@ -8,8 +8,10 @@
 #   MTIP_DEMO_MODE=known scripts/mtip_demo.sh
 #                                        known orientations: merging + phasing only (seconds)
 # Knobs: BUILD_DIR (default <repo>/build), MTIP_DEMO_DIR (default $BUILD_DIR/mtip_demo),
-#        MTIP_NP (ranks, default 2), MTIP_GENERATIONS, NUFFTMP_PYTHON (the interpreter of the
-#        plot; default: $BUILD_DIR/venv with numpy, h5py and matplotlib, made on first use).
+#        MTIP_NP (ranks, default 2), MTIP_GENERATIONS, MTIP_DEMO_SEED (the simulated data
+#        set's seed, default 11), MTIP_ARGS (extra nufftmp-mtip flags), NUFFTMP_PYTHON (the
+#        interpreter of the plot; default: $BUILD_DIR/venv with numpy, h5py and matplotlib,
+#        made on first use).
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -46,7 +48,8 @@ fi
 
 echo "==> simulating: ${size[*]} (engine: $([ "$gpu" = 1 ] && echo GPU || echo CPU))"
 # --overwrite: the demo replaces its own files of an earlier run.
-"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed 11 --overwrite
+"$SYNTH" --output "$OUT/data.h5" "${size[@]}" --fluence 100 --seed "${MTIP_DEMO_SEED:-11}" \
+  --overwrite
 
 if [ "$MODE" = full ]; then
   gens="${MTIP_GENERATIONS:-10}"
@@ -57,8 +60,9 @@ else
   mode_args=(--known-orientations)
   echo "==> reconstructing with known orientations: $gens generations, $NP ranks"
 fi
+# shellcheck disable=SC2086  # MTIP_ARGS is a list of words on purpose
 mpirun -np "$NP" --oversubscribe "$MTIP" --input "$OUT/data.h5" --output "$OUT/result.h5" \
-  --generations "$gens" --overwrite "${mode_args[@]}" | tee "$OUT/mtip.log"
+  --generations "$gens" --overwrite "${mode_args[@]}" ${MTIP_ARGS:-} | tee "$OUT/mtip.log"
 
 # The plot needs numpy, h5py and matplotlib in the interpreter that runs it: the shared venv
 # has them (scripts/common.sh), whatever python3 is on PATH.

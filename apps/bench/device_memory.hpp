@@ -9,7 +9,7 @@
 
 namespace nufftmp::bench {
 
-// Owns one cudaMalloc'ed block (freed on destruction).
+// Owns one device allocation (freed on destruction).
 class DeviceBuffer {
  public:
   virtual ~DeviceBuffer() = default;

@@ -1,10 +1,13 @@
-// Device buffers of the bench's cuda backend (cudaMalloc + blocking copies). Host code only,
-// compiled by the host compiler against CUDA::cudart.
-#include <cuda_runtime.h>
+// Device buffers of the bench's cuda backend: core's DeviceBuffer on the current device,
+// ordered on the legacy default stream, with blocking copies. Host code only, compiled by the
+// host compiler against the CUDA helpers of src/core/cuda.
+#include <cuda_runtime_api.h>
 
 #include <string>
 
-#include "cuda_check.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_guard.hpp"
 #include "device_memory.hpp"
 
 namespace nufftmp::bench {
@@ -13,26 +16,22 @@ namespace {
 
 class CudaBuffer final : public DeviceBuffer {
  public:
-  explicit CudaBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_ > 0) cuda_check(cudaMalloc(&ptr_, bytes_), "cudaMalloc");
+  explicit CudaBuffer(std::size_t bytes)
+      : buf_(bytes, detail::resolve_device(-1), nullptr, "a benchmark array") {
+    // Ready for the plan's own stream too (the allocation is ordered on the default stream).
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(nullptr));
   }
-  ~CudaBuffer() override {
-    if (ptr_) cudaFree(ptr_);
-  }
-  CudaBuffer(const CudaBuffer&) = delete;
-  CudaBuffer& operator=(const CudaBuffer&) = delete;
-  void* data() override { return ptr_; }
-  std::size_t bytes() const override { return bytes_; }
+  void* data() override { return buf_.get(); }
+  std::size_t bytes() const override { return buf_.bytes(); }
   void copy_from_host(const void* src, std::size_t bytes) override {
-    if (bytes) cuda_check(cudaMemcpy(ptr_, src, bytes, cudaMemcpyHostToDevice), "copy to device");
+    if (bytes) NUFFTMP_CUDA_TRY(cudaMemcpy(buf_.get(), src, bytes, cudaMemcpyHostToDevice));
   }
   void copy_to_host(void* dst, std::size_t bytes) const override {
-    if (bytes) cuda_check(cudaMemcpy(dst, ptr_, bytes, cudaMemcpyDeviceToHost), "copy to host");
+    if (bytes) NUFFTMP_CUDA_TRY(cudaMemcpy(dst, buf_.get(), bytes, cudaMemcpyDeviceToHost));
   }
 
  private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
+  detail::DeviceBuffer<unsigned char> buf_;
 };
 
 }  // namespace
@@ -49,6 +48,6 @@ std::string current_device_name() {
   return prop.name;
 }
 
-void init_device_context() { cuda_check(cudaFree(nullptr), "creating the CUDA context"); }
+void init_device_context() { NUFFTMP_CUDA_TRY(cudaFree(nullptr)); }
 
 }  // namespace nufftmp::bench

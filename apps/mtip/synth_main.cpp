@@ -2,6 +2,7 @@
 // ground truth. Runs on rank 0 (start it with or without mpirun).
 #include <getopt.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -30,6 +31,14 @@ void usage() {
       "  --pdb FILE           molecule from the ATOM records of a PDB file instead\n"
       "  --sigma S            atom radius in voxels (default 1.0)\n"
       "  --fluence F          mean photons per pixel (default 100); 0 = no noise\n"
+      "  --layout L           nufftmp (default) or spinifel: skopi's layout (intensities\n"
+      "                       [n, panels, ny, nx], positions [panels, ny, nx, 3] in 1/m,\n"
+      "                       particle quaternions [n, 1, 4], the complex diffraction field\n"
+      "                       on skopi's mesh as volume, polarization and solid_angle)\n"
+      "  --panels P           split the detector into P panels of ny/P rows (spinifel layout)\n"
+      "  --corrections        images carry polarization x solid angle (written as data sets)\n"
+      "  --beamstop R         pixels within R pixels of the centre read 0, and a data set\n"
+      "                       'mask' marks them\n"
       "  --seed N             random seed (default 1)\n"
       "  --float              float NUFFT (default double)\n"
       "  --cpu                force the CPU engine\n"
@@ -67,7 +76,10 @@ struct SynthOptions {
   Detector det;
   double sigma = 1.0, fluence = 100;
   std::uint64_t seed = 1;
-  bool use_float = false, overwrite = false;
+  bool use_float = false, overwrite = false, corrections = false;
+  std::string layout = "nufftmp";
+  std::int64_t panels = 1;
+  double beamstop = 0;
   Options opts;
   SynthOptions() {
     det.nx = det.ny = 32;
@@ -85,7 +97,8 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
   using apps::positive;
   enum {
     kOutput = 256, kM, kImages, kNx, kNy, kPixel, kDistance, kWavelength, kAtoms, kPdb, kShape,
-    kSigma, kFluence, kSeed, kFloat, kCpu, kOverwrite, kHelp
+    kSigma, kFluence, kSeed, kFloat, kCpu, kOverwrite, kHelp, kLayout, kPanels, kCorrections,
+    kBeamstop
   };
   static const option longopts[] = {
       {"output", required_argument, nullptr, kOutput}, {"M", required_argument, nullptr, kM},
@@ -99,6 +112,10 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
       {"seed", required_argument, nullptr, kSeed},
       {"float", no_argument, nullptr, kFloat}, {"cpu", no_argument, nullptr, kCpu},
       {"overwrite", no_argument, nullptr, kOverwrite}, {"help", no_argument, nullptr, kHelp},
+      {"layout", required_argument, nullptr, kLayout},
+      {"panels", required_argument, nullptr, kPanels},
+      {"corrections", no_argument, nullptr, kCorrections},
+      {"beamstop", required_argument, nullptr, kBeamstop},
       {nullptr, 0, nullptr, 0}};
   constexpr std::int64_t kMaxCount = std::int64_t(1) << 40;
   SynthOptions o;
@@ -137,6 +154,14 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
       case kFloat: o.use_float = true; break;
       case kCpu: o.opts.backend = Backend::Cpu; break;
       case kOverwrite: o.overwrite = true; break;
+      case kLayout:
+        o.layout = apps::parse_choice("layout", optarg, {"nufftmp", "spinifel"}) == 0
+                       ? "nufftmp"
+                       : "spinifel";
+        break;
+      case kPanels: o.panels = parse_integer("panels", optarg, 1, 1 << 20); break;
+      case kCorrections: o.corrections = true; break;
+      case kBeamstop: o.beamstop = parse_real("beamstop", optarg, apps::non_negative()); break;
       case 'h':
       case kHelp: help = true; return o;
       default: apps::getopt_failure(c, argv);
@@ -144,6 +169,9 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
   }
   apps::reject_positionals(argc, argv);
   if (o.output.empty()) throw apps::UsageError("--output is required (see --help)");
+  if (o.det.ny % o.panels != 0 || (o.panels > 1 && o.layout != "spinifel"))
+    throw apps::UsageError("--panels " + std::to_string(o.panels) +
+                           " must divide --ny and needs --layout spinifel when above 1");
   return o;
 }
 }  // namespace
@@ -166,7 +194,10 @@ int main(int argc, char** argv) {
   const Detector& det = so.det;
   const double sigma = so.sigma, fluence = so.fluence;
   const std::uint64_t seed = so.seed;
-  const bool use_float = so.use_float;
+  const bool use_float = so.use_float, corrections = so.corrections;
+  const std::string& layout = so.layout;
+  const std::int64_t panels = so.panels;
+  const double beamstop = so.beamstop;
   const Options& opts = so.opts;
   int rc = 0;
   if (rank == 0) {
@@ -187,6 +218,32 @@ int main(int argc, char** argv) {
       std::vector<float> images =
           use_float ? simulate_images<float>(density, M, pos, scale, orient, opts)
                     : simulate_images<double>(density, M, pos, scale, orient, opts);
+      const std::int64_t npix = det.nx * det.ny;
+      const DetectorFactors factors = detector_factors(det);
+      if (corrections) {
+        // The expected signal carries C_p = polarization x solid angle (mean 1 here; the
+        // fluence below sets the photon scale).
+        std::vector<double> c(static_cast<std::size_t>(npix));
+        double cm = 0;
+        for (std::int64_t p = 0; p < npix; ++p)
+          cm += c[p] = factors.polarization[p] * factors.solid_angle[p];
+        cm /= static_cast<double>(npix);
+        for (std::int64_t i = 0; i < n_images; ++i)
+          for (std::int64_t p = 0; p < npix; ++p)
+            images[i * npix + p] = static_cast<float>(images[i * npix + p] * c[p] / cm);
+      }
+      std::vector<double> mask;
+      if (beamstop > 0) {
+        mask.assign(static_cast<std::size_t>(npix), 1.0);
+        for (std::int64_t iy = 0; iy < det.ny; ++iy)
+          for (std::int64_t ix = 0; ix < det.nx; ++ix) {
+            const double dx = ix - 0.5 * (det.nx - 1), dy = iy - 0.5 * (det.ny - 1);
+            if (dx * dx + dy * dy < beamstop * beamstop) mask[iy * det.nx + ix] = 0;
+          }
+        for (std::int64_t i = 0; i < n_images; ++i)
+          for (std::int64_t p = 0; p < npix; ++p)
+            if (mask[p] == 0) images[i * npix + p] = 0;  // the stop's shadow
+      }
       // Intensities are |F|^2 >= 0: negatives are the NUFFT's rounding (the noiseless data
       // keep 0 there, as the Poisson draw does); anything not finite is a failure.
       double mean = 0;
@@ -210,12 +267,57 @@ int main(int argc, char** argv) {
       for (auto& v : images) v = static_cast<float>(v * gain);
       if (fluence > 0) add_poisson_noise(images, rng);
 
-      w.write("intensities", {n_images, det.ny, det.nx}, images.data());
-      w.write("pixel_position_reciprocal", {3, det.ny, det.nx}, pos.data());
-      std::vector<double> q;
-      for (const auto& o : orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
-      w.write("orientations", {n_images, 4}, q.data());
-      w.write("volume", {M, M, M}, density.data());
+      const std::int64_t py = det.ny / panels;
+      if (layout == "spinifel") {
+        // skopi's sim_spinifel.py layout (io.hpp): s-vectors in 1/m, pixel-major components.
+        w.write("intensities", {n_images, panels, py, det.nx}, images.data());
+        std::vector<double> pl(static_cast<std::size_t>(3 * npix));
+        double qmax = 0;
+        for (std::int64_t p = 0; p < npix; ++p) {
+          double r2 = 0;
+          for (int c = 0; c < 3; ++c) {
+            pl[3 * p + c] = pos[c * npix + p] * 1e10;
+            r2 += pl[3 * p + c] * pl[3 * p + c];
+          }
+          qmax = std::max(qmax, std::sqrt(r2));
+        }
+        w.write("pixel_position_reciprocal", {panels, py, det.nx, 3}, pl.data());
+        std::vector<double> q;
+        for (const auto& o : orient) q.insert(q.end(), {o.w, -o.x, -o.y, -o.z});  // particle's
+        w.write("orientations", {n_images, 1, 4}, q.data());
+        // The diffraction field on skopi's mesh linspace(-qmax, qmax, M)^3, C order (x slowest).
+        std::vector<double> x, y, z;
+        for (std::int64_t a = 0; a < M; ++a)
+          for (std::int64_t b = 0; b < M; ++b)
+            for (std::int64_t c = 0; c < M; ++c) {
+              const double l[3] = {-1 + 2.0 * a / (M - 1), -1 + 2.0 * b / (M - 1),
+                                   -1 + 2.0 * c / (M - 1)};
+              x.push_back(l[0] * qmax * 1e-10 * scale);
+              y.push_back(l[1] * qmax * 1e-10 * scale);
+              z.push_back(l[2] * qmax * 1e-10 * scale);
+            }
+        const auto field = diffraction_field<double>(density, M, M * M * M, x.data(), y.data(),
+                                                     z.data(), 1e-9, opts);
+        w.write("volume", {M, M, M}, field.data());
+        w.write_attribute("reciprocal_extent", qmax);
+        if (corrections) {
+          w.write("polarization", {panels, py, det.nx}, factors.polarization.data());
+          w.write("solid_angle", {panels, py, det.nx}, factors.solid_angle.data());
+        }
+        if (!mask.empty()) w.write("mask", {panels, py, det.nx}, mask.data());
+      } else {
+        w.write("intensities", {n_images, det.ny, det.nx}, images.data());
+        w.write("pixel_position_reciprocal", {3, det.ny, det.nx}, pos.data());
+        std::vector<double> q;
+        for (const auto& o : orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
+        w.write("orientations", {n_images, 4}, q.data());
+        w.write("volume", {M, M, M}, density.data());
+        if (corrections) {
+          w.write("polarization", {det.ny, det.nx}, factors.polarization.data());
+          w.write("solid_angle", {det.ny, det.nx}, factors.solid_angle.data());
+        }
+        if (!mask.empty()) w.write("mask", {det.ny, det.nx}, mask.data());
+      }
       w.write_attribute("wavelength_angstrom", det.wavelength);
       w.write_attribute("distance_m", det.distance);
       w.write_attribute("pixel_size_m", det.pixel_size);

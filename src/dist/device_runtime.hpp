@@ -6,7 +6,6 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <utility>
 
 namespace nufftmp::dist::detail {
 
@@ -16,45 +15,40 @@ void set_device(int device);
 // not tell, as CUDA_VISIBLE_DEVICES may differ between ranks).
 std::array<unsigned char, 16> device_uuid(int device);
 
-// A non-blocking CUDA stream on a device, destroyed with the object.
+// A non-blocking CUDA stream on a device, destroyed with the object (core's CudaStream).
 class Stream {
  public:
   explicit Stream(int device);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
-  void* get() const { return stream_; }
+  void* get() const;
   void synchronize() const;
 
  private:
-  void* stream_ = nullptr;
-  int device_ = -1;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
-// Device memory of a fixed size in bytes, freed with the object.
+// Device memory of a fixed size in bytes on the current device, freed with the object (core's
+// DeviceBuffer, ordered on the legacy default stream and ready for any stream on return). Every
+// use in src/dist is synchronous (blocking copies, executes that wait), so no work is pending
+// on a buffer when it is freed.
 class DeviceBuffer {
  public:
-  DeviceBuffer() = default;
+  DeviceBuffer();
   explicit DeviceBuffer(std::size_t bytes);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept { swap(o); }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    DeviceBuffer old(std::move(o));  // our previous memory is freed with `old`
-    swap(old);
-    return *this;
-  }
-  void swap(DeviceBuffer& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(bytes_, o.bytes_);
-  }
-  void* get() const { return ptr_; }
-  std::size_t bytes() const { return bytes_; }
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  void* get() const;
+  std::size_t bytes() const;
 
  private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Blocking copies between host and device memory (cudaMemcpy with cudaMemcpyDefault).

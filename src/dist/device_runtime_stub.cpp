@@ -15,11 +15,19 @@ namespace {
 
 void set_device(int) { unavailable("set_device"); }
 std::array<unsigned char, 16> device_uuid(int) { unavailable("device_uuid"); }
+struct Stream::Impl {};
 Stream::Stream(int) { unavailable("CUDA stream"); }
 Stream::~Stream() = default;
+void* Stream::get() const { return nullptr; }
 void Stream::synchronize() const {}
+struct DeviceBuffer::Impl {};
+DeviceBuffer::DeviceBuffer() = default;
 DeviceBuffer::DeviceBuffer(std::size_t) { unavailable("device buffer"); }
 DeviceBuffer::~DeviceBuffer() = default;
+DeviceBuffer::DeviceBuffer(DeviceBuffer&&) noexcept = default;
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept = default;
+void* DeviceBuffer::get() const { return nullptr; }
+std::size_t DeviceBuffer::bytes() const { return 0; }
 void copy_bytes(void*, const void*, std::size_t) { unavailable("device copy"); }
 void zero_device_bytes(void*, std::size_t, void*) { unavailable("device memset"); }
 

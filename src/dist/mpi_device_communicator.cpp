@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "communicator.hpp"
-#include "cuda_check.hpp"
+#include "cuda/cuda_check.hpp"
 #include "mpi_check.hpp"
 
 namespace nufftmp::dist::detail {
@@ -46,7 +46,7 @@ class PinnedBuffer {
       if (ptr_) cudaFreeHost(ptr_);
       ptr_ = nullptr;
       bytes_ = 0;
-      NUFFTMP_DIST_CUDA_TRY(cudaMallocHost(&ptr_, bytes));
+      NUFFTMP_CUDA_TRY(cudaMallocHost(&ptr_, bytes));
       bytes_ = bytes;
     }
     return ptr_;
@@ -98,18 +98,18 @@ class MpiDeviceCommunicator final : public Communicator {
     return static_cast<std::size_t>(n) * scalar_bytes(s);
   }
   void ready() {
-    NUFFTMP_DIST_CUDA_TRY(cudaSetDevice(device_));
-    NUFFTMP_DIST_CUDA_TRY(cudaStreamSynchronize(stream_));
+    NUFFTMP_CUDA_TRY(cudaSetDevice(device_));
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
   }
   void* down(const void* dev, std::int64_t n, Scalar s) {
     void* h = staging_.get(bytes(n, s));
-    NUFFTMP_DIST_CUDA_TRY(cudaMemcpyAsync(h, dev, bytes(n, s), cudaMemcpyDeviceToHost, stream_));
-    NUFFTMP_DIST_CUDA_TRY(cudaStreamSynchronize(stream_));
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(h, dev, bytes(n, s), cudaMemcpyDeviceToHost, stream_));
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
     return h;
   }
   void up(void* dev, const void* h, std::int64_t n, Scalar s) {
-    NUFFTMP_DIST_CUDA_TRY(cudaMemcpyAsync(dev, h, bytes(n, s), cudaMemcpyHostToDevice, stream_));
-    NUFFTMP_DIST_CUDA_TRY(cudaStreamSynchronize(stream_));
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(dev, h, bytes(n, s), cudaMemcpyHostToDevice, stream_));
+    NUFFTMP_CUDA_TRY(cudaStreamSynchronize(stream_));
   }
 
   MPI_Comm comm_;

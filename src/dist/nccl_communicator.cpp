@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "communicator.hpp"
-#include "cuda_check.hpp"
+#include "cuda/cuda_check.hpp"
 #include "mpi_check.hpp"
 
 #define NUFFTMP_NCCL_TRY(call)                                                            \
@@ -84,9 +84,9 @@ class NcclCommunicator final : public Communicator {
     NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &any_group, 1, MPI_INT, MPI_MAX, comm));
     hierarchical_ = any_group != 0;
 
-    NUFFTMP_DIST_CUDA_TRY(cudaSetDevice(device_));
-    NUFFTMP_DIST_CUDA_TRY(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
-    NUFFTMP_DIST_CUDA_TRY(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    NUFFTMP_CUDA_TRY(cudaSetDevice(device_));
+    NUFFTMP_CUDA_TRY(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
+    NUFFTMP_CUDA_TRY(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
     if (!leader) return;
     // The unique id travels with a status, so that a failure on the first leader does not
     // leave the others waiting in ncclCommInitRank.
@@ -160,15 +160,15 @@ class NcclCommunicator final : public Communicator {
     NUFFTMP_NCCL_TRY(ncclReduce(buf, buf, count(n), nccl_type(s), ncclSum, leader_of_[root],
                                 nccl_, comm_stream_));
   }
-  void wait() override { NUFFTMP_DIST_CUDA_TRY(cudaStreamSynchronize(comm_stream_)); }
+  void wait() override { NUFFTMP_CUDA_TRY(cudaStreamSynchronize(comm_stream_)); }
 
  private:
   static std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
   // The communication stream waits for the work enqueued so far on the compute stream.
   void after_compute() {
-    NUFFTMP_DIST_CUDA_TRY(cudaSetDevice(device_));
-    NUFFTMP_DIST_CUDA_TRY(cudaEventRecord(ready_, compute_));
-    NUFFTMP_DIST_CUDA_TRY(cudaStreamWaitEvent(comm_stream_, ready_, 0));
+    NUFFTMP_CUDA_TRY(cudaSetDevice(device_));
+    NUFFTMP_CUDA_TRY(cudaEventRecord(ready_, compute_));
+    NUFFTMP_CUDA_TRY(cudaStreamWaitEvent(comm_stream_, ready_, 0));
   }
 
   int device_;

@@ -44,6 +44,13 @@ std::string exact(double v) {
   return buf;
 }
 
+// A list of names in one value (',' cannot start an HDF5 data set's name).
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
 // Every option that changes what the generations compute, in a fixed order. Left out: the
 // generation count (resume extends a run), verbosity, the engine and device (a run may move
 // from CPUs to GPUs), the matching batch (memory only).
@@ -80,6 +87,24 @@ std::string settings_of(const ReconstructOptions& ro, std::int64_t M) {
       {"phase_shrink_threshold", exact(ro.phase.shrink_threshold)},
       {"phase_seed", std::to_string(ro.phase.seed)},
       {"phase_attempts", std::to_string(ro.phase.attempts)},
+      {"phase_starts", std::to_string(ro.phase_starts)},
+      {"phase_average", ro.phase_average ? "1" : "0"},
+      {"phase_continue", ro.phase_continue ? "1" : "0"},
+      // Real data (issue 17): what picks the pixels, reads the quaternions, weighs the data
+      // and chooses the best generation.
+      {"quaternion", ro.quaternion ? convention_name(*ro.quaternion) : "file"},
+      {"mask", joined(ro.corrections.mask)},
+      {"use_file_mask", ro.corrections.use_file_mask ? "1" : "0"},
+      {"correction", joined(ro.corrections.correction)},
+      {"use_file_correction", ro.corrections.use_file_correction ? "1" : "0"},
+      {"q_min", exact(ro.corrections.q_min)},
+      {"free_fraction", exact(ro.free_fraction)},
+      {"half_sets", ro.half_sets ? "1" : "0"},
+      {"half_set_tol", exact(ro.half_set_tol)},
+      {"cg_precondition", ro.cg_precondition ? (*ro.cg_precondition ? "1" : "0") : "auto"},
+      {"match_likelihood",
+       ro.match.likelihood == MatchOptions::Likelihood::Poisson ? "poisson" : "least_squares"},
+      {"match_poisson_floor", exact(ro.match.poisson_floor)},
   };
   std::string s;
   for (const auto& [k, v] : kv) s += std::string(s.empty() ? "" : ";") + k + "=" + v;
@@ -107,11 +132,12 @@ RunIdentity run_identity(const ReconstructOptions& ro, std::int64_t M, const Dat
   struct stat st {};
   if (::stat(ro.input.c_str(), &st) == 0) id.input_size = static_cast<std::int64_t>(st.st_size);
   Fnv1a h;
-  for (std::int64_t v : {info.n_images, info.ny, info.nx, info.volume_M}) h.add_value(v);
+  for (std::int64_t v : {info.n_images, info.panels, info.ny, info.nx, info.volume_M})
+    h.add_value(v);
   h.add_value(static_cast<int>(info.has_orientations));
   h.add_value(static_cast<int>(info.has_volume));
   h.add(local.positions.data(), local.positions.size() * sizeof(double));
-  const std::size_t npix = static_cast<std::size_t>(info.ny * info.nx);
+  const std::size_t npix = static_cast<std::size_t>(info.npix());
   if (local.share.first == 0 && local.intensities.size() >= npix)
     h.add(local.intensities.data(), npix * sizeof(float));
   id.input_digest = h.hex();

@@ -106,6 +106,24 @@ std::vector<double> pixel_positions_reciprocal(const Detector& det) {
   return pos;
 }
 
+DetectorFactors detector_factors(const Detector& det) {
+  pixel_positions_reciprocal(det);  // the same checks of the geometry
+  const std::int64_t npix = det.nx * det.ny;
+  DetectorFactors f;
+  f.polarization.resize(static_cast<std::size_t>(npix));
+  f.solid_angle.resize(static_cast<std::size_t>(npix));
+  for (std::int64_t iy = 0; iy < det.ny; ++iy)
+    for (std::int64_t ix = 0; ix < det.nx; ++ix) {
+      const double px = (ix - 0.5 * (det.nx - 1)) * det.pixel_size;
+      const double py = (iy - 0.5 * (det.ny - 1)) * det.pixel_size;
+      const double r = std::sqrt(px * px + py * py + det.distance * det.distance);
+      const std::int64_t p = iy * det.nx + ix;
+      f.polarization[p] = 1 - (px / r) * (px / r);
+      f.solid_angle[p] = det.pixel_size * det.pixel_size * det.distance / (r * r * r);
+    }
+  return f;
+}
+
 double reciprocal_scale(const std::vector<double>& positions) {
   const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
   double qmax = 0;

@@ -1,216 +1,35 @@
-// HDF5 data sets of issue 5 through the serial C library. Every rank opens the input read-only
-// and reads its own hyperslab of images; all writes go through one process, to a temporary
-// file renamed over the target on commit (detail::DurableReplacement: unique name, fsync before
-// and after the rename), so a killed job or a crashed node never leaves a torn file.
-#include <hdf5.h>
+// HDF5 results and single data sets through the serial C library (the input's layouts and
+// each rank's share of the images: data_layout.cpp). All writes go through one process, to a
+// temporary file renamed over the target on commit (detail::DurableReplacement: unique name,
+// fsync before and after the rename), so a killed job or a crashed node never leaves a torn
+// file.
+#include "h5_handle.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
 #include "durable_replace.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {
 
-namespace {
+using dist::detail::agreed;
 
-// An HDF5 identifier closed by the matching H5*close on scope exit.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  Closer close_;
-};
-
-[[noreturn]] void io_fail(const std::string& msg) { throw Error(ErrorCode::IoFailure, msg); }
-
-void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-
-std::string dims_string(const std::vector<hsize_t>& d) {
-  std::ostringstream s;
-  s << "[";
-  for (std::size_t i = 0; i < d.size(); ++i) s << (i ? ", " : "") << d[i];
-  s << "]";
-  return s.str();
-}
-
-Handle open_file(const std::string& path) {
-  quiet_hdf5();
-  Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!f.ok()) io_fail("cannot open HDF5 file '" + path + "' for reading");
-  return f;
-}
-
-bool has_dataset(hid_t file, const std::string& name) {
-  return H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0;
-}
-
-Handle open_dataset(hid_t file, const std::string& path, const std::string& name) {
-  if (!has_dataset(file, name)) io_fail("'" + path + "': data set '" + name + "' is missing");
-  Handle d(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!d.ok()) io_fail("'" + path + "': cannot open data set '" + name + "'");
-  return d;
-}
-
-std::vector<hsize_t> dataset_dims(hid_t dset, const std::string& path, const std::string& name) {
-  Handle space(H5Dget_space(dset), H5Sclose);
-  const int nd = H5Sget_simple_extent_ndims(space.get());
-  if (nd < 0) io_fail("'" + path + "': cannot read the shape of '" + name + "'");
-  std::vector<hsize_t> dims(static_cast<std::size_t>(nd));
-  if (nd > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  Handle type(H5Dget_type(dset), H5Tclose);
-  const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER)
-    io_fail("'" + path + "': data set '" + name + "' is not numeric");
-  return dims;
-}
-
-// Reads [start, start+count) along the first axis (whole data set when count covers it).
-template <typename V>
-void read_rows(hid_t dset, hid_t memtype, const std::vector<hsize_t>& dims, hsize_t start,
-               hsize_t count, V* out, const std::string& path, const std::string& name) {
-  std::vector<hsize_t> off(dims.size(), 0), cnt = dims;
-  if (!dims.empty()) {
-    off[0] = start;
-    cnt[0] = count;
-  }
-  std::size_t n = 1;
-  for (auto c : cnt) n *= c;
-  if (n == 0) return;
-  Handle fspace(H5Dget_space(dset), H5Sclose);
-  if (!dims.empty() &&
-      H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, off.data(), nullptr, cnt.data(),
-                          nullptr) < 0)
-    io_fail("'" + path + "': cannot select rows of '" + name + "'");
-  Handle mspace(H5Screate_simple(static_cast<int>(cnt.size()), cnt.data(), nullptr), H5Sclose);
-  if (H5Dread(dset, memtype, mspace.get(), fspace.get(), H5P_DEFAULT, out) < 0)
-    io_fail("'" + path + "': reading data set '" + name + "' failed");
-}
-
-template <typename V>
-void check_finite(const V* v, std::size_t n, std::size_t offset, const std::string& path,
-                  const std::string& name) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(static_cast<double>(v[i]))) {
-      std::ostringstream s;
-      s << "'" << path << "': data set '" << name << "' has a non-finite value (" << v[i]
-        << ") at flat index " << offset + i;
-      io_fail(s.str());
-    }
-}
-
-}  // namespace
-
-DataInfo probe_data(MPI_Comm comm, const std::string& path) {
-  DataInfo info;
-  collective(comm, [&] {
-    Handle f = open_file(path);
-    {
-      Handle d = open_dataset(f.get(), path, "intensities");
-      auto dims = dataset_dims(d.get(), path, "intensities");
-      if (dims.size() != 3 || dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
-        io_fail("'" + path + "': intensities has shape " + dims_string(dims) +
-                ", expected [n_images, ny, nx] with every size >= 1");
-      info.n_images = static_cast<std::int64_t>(dims[0]);
-      info.ny = static_cast<std::int64_t>(dims[1]);
-      info.nx = static_cast<std::int64_t>(dims[2]);
-    }
-    {
-      Handle d = open_dataset(f.get(), path, "pixel_position_reciprocal");
-      auto dims = dataset_dims(d.get(), path, "pixel_position_reciprocal");
-      if (dims.size() != 3 || dims[0] != 3 || dims[1] != hsize_t(info.ny) ||
-          dims[2] != hsize_t(info.nx))
-        io_fail("'" + path + "': pixel_position_reciprocal has shape " + dims_string(dims) +
-                ", expected [3, " + std::to_string(info.ny) + ", " + std::to_string(info.nx) +
-                "] (from intensities)");
-    }
-    if (has_dataset(f.get(), "orientations")) {
-      Handle d = open_dataset(f.get(), path, "orientations");
-      auto dims = dataset_dims(d.get(), path, "orientations");
-      if (dims.size() != 2 || dims[0] != hsize_t(info.n_images) || dims[1] != 4)
-        io_fail("'" + path + "': orientations has shape " + dims_string(dims) + ", expected [" +
-                std::to_string(info.n_images) + ", 4]");
-      info.has_orientations = true;
-    }
-    if (has_dataset(f.get(), "volume")) {
-      Handle d = open_dataset(f.get(), path, "volume");
-      auto dims = dataset_dims(d.get(), path, "volume");
-      if (dims.size() != 3 || dims[0] != dims[1] || dims[1] != dims[2] || dims[0] == 0)
-        io_fail("'" + path + "': volume has shape " + dims_string(dims) + ", expected [M, M, M]");
-      info.has_volume = true;
-      info.volume_M = static_cast<std::int64_t>(dims[0]);
-    }
-  });
-  return info;
-}
-
-LocalImages read_local_images(MPI_Comm comm, const std::string& path, const DataInfo& info,
-                              bool with_orientations) {
-  LocalImages out;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  out.share = share_of(info.n_images, rank, size);
-  collective(comm, [&] {
-    if (with_orientations && !info.has_orientations)
-      io_fail("'" + path + "': data set 'orientations' is missing (needed for known orientations)");
-    Handle f = open_file(path);
-    const std::size_t npix = static_cast<std::size_t>(info.ny * info.nx);
-    {
-      Handle d = open_dataset(f.get(), path, "intensities");
-      auto dims = dataset_dims(d.get(), path, "intensities");
-      out.intensities.resize(static_cast<std::size_t>(out.share.count) * npix);
-      read_rows(d.get(), H5T_NATIVE_FLOAT, dims, out.share.first, out.share.count,
-                out.intensities.data(), path, "intensities");
-      check_finite(out.intensities.data(), out.intensities.size(), out.share.first * npix, path,
-                   "intensities");
-    }
-    {
-      Handle d = open_dataset(f.get(), path, "pixel_position_reciprocal");
-      auto dims = dataset_dims(d.get(), path, "pixel_position_reciprocal");
-      out.positions.resize(3 * npix);
-      read_rows(d.get(), H5T_NATIVE_DOUBLE, dims, 0, 3, out.positions.data(), path,
-                "pixel_position_reciprocal");
-      check_finite(out.positions.data(), out.positions.size(), 0, path,
-                   "pixel_position_reciprocal");
-    }
-    if (with_orientations) {
-      Handle d = open_dataset(f.get(), path, "orientations");
-      auto dims = dataset_dims(d.get(), path, "orientations");
-      std::vector<double> q(static_cast<std::size_t>(out.share.count) * 4);
-      read_rows(d.get(), H5T_NATIVE_DOUBLE, dims, out.share.first, out.share.count, q.data(),
-                path, "orientations");
-      check_finite(q.data(), q.size(), out.share.first * 4, path, "orientations");
-      out.orientations.resize(static_cast<std::size_t>(out.share.count));
-      for (std::int64_t i = 0; i < out.share.count; ++i) {
-        const Quaternion qi{q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]};
-        const double n2 = qi.w * qi.w + qi.x * qi.x + qi.y * qi.y + qi.z * qi.z;
-        if (std::fabs(n2 - 1) > 1e-3)
-          io_fail("'" + path + "': orientations[" + std::to_string(out.share.first + i) +
-                  "] is not a unit quaternion (|q|^2 = " + std::to_string(n2) + ")");
-        out.orientations[i] = quat_normalized(qi);
-      }
-    }
-  });
-  return out;
-}
+using h5::check_finite;
+using h5::dataset_dims;
+using h5::Handle;
+using h5::io_fail;
+using h5::open_dataset;
+using h5::open_file;
+using h5::read_rows;
 
 std::vector<double> read_volume(MPI_Comm comm, const std::string& path, const std::string& name) {
   std::vector<double> v;
-  collective(comm, [&] {
+  agreed(comm, [&] {
     std::vector<std::int64_t> dims;
     v = read_dataset(path, name, &dims);
     if (dims.size() != 3 || dims[0] != dims[1] || dims[1] != dims[2])
@@ -297,7 +116,7 @@ const std::string& allowed(const std::string& path, IfExists if_exists) {
 
 H5Writer::H5Writer(const std::string& path, IfExists if_exists)
     : impl_(std::make_unique<Impl>(allowed(path, if_exists))) {
-  quiet_hdf5();
+  h5::quiet();
   // The temporary file exists (created exclusively, empty): HDF5 takes it over.
   impl_->file = H5Fcreate(impl_->tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (impl_->file < 0) io_fail("cannot create HDF5 file '" + impl_->tmp + "'");
@@ -330,6 +149,15 @@ void H5Writer::write(const std::string& name, const std::vector<std::int64_t>& d
 void H5Writer::write(const std::string& name, const std::vector<std::int64_t>& dims,
                      const double* data) {
   write_any(impl_->file, impl_->tmp, name, dims, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, data);
+}
+
+void H5Writer::write(const std::string& name, const std::vector<std::int64_t>& dims,
+                     const std::complex<double>* data) {
+  Handle type(H5Tcreate(H5T_COMPOUND, 2 * sizeof(double)), H5Tclose);
+  H5Tinsert(type.get(), "r", 0, H5T_NATIVE_DOUBLE);
+  H5Tinsert(type.get(), "i", sizeof(double), H5T_NATIVE_DOUBLE);
+  // std::complex<double> is two doubles, real first (the standard's array-compatibility rule).
+  write_any(impl_->file, impl_->tmp, name, dims, type.get(), type.get(), data);
 }
 
 void H5Writer::write_attribute(const std::string& name, double value) {

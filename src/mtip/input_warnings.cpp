@@ -4,30 +4,26 @@
 #include <cstdio>
 #include <limits>
 
+#include "dist/collectives.hpp"
+
 namespace nufftmp::mtip::detail {
 
 std::int64_t warn_negative_intensities(MPI_Comm comm, const std::string& path,
                                        const LocalImages& local, std::int64_t npix) {
   std::int64_t count = 0;
-  struct {
-    double value;
-    int rank;
-  } lowest{std::numeric_limits<double>::infinity(), 0}, global{0, 0};
+  double lowest = std::numeric_limits<double>::infinity();
   std::int64_t where = -1;  // global flat index of this rank's lowest value
   for (std::size_t i = 0; i < local.intensities.size(); ++i) {
     const double v = local.intensities[i];
     if (v < 0) {
       ++count;
-      if (v < lowest.value) lowest.value = v, where = local.share.first * npix + std::int64_t(i);
+      if (v < lowest) lowest = v, where = local.share.first * npix + std::int64_t(i);
     }
   }
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  lowest.rank = rank;
-  if (MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(&lowest, &global, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm) != MPI_SUCCESS ||
-      MPI_Bcast(&where, 1, MPI_INT64_T, global.rank, comm) != MPI_SUCCESS)
-    throw Error(ErrorCode::MpiFailure, "MPI reduction of the negative intensities failed");
+  const int rank = dist::detail::comm_rank(comm);
+  dist::detail::allreduce_sum(comm, &count, 1);
+  const dist::detail::RankValue global = dist::detail::min_with_rank(comm, lowest);
+  dist::detail::bcast(comm, &where, 1, global.rank);
   if (count > 0 && rank == 0)
     std::fprintf(stderr,
                  "nufftmp warning: '%s': %lld intensities are negative (lowest %g, image %lld, "

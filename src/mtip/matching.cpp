@@ -8,26 +8,27 @@
 // type 2 NUFFT per batch. Pixel weights (a mask) enter as ||W^1/2 (b - s)||^2: the slices
 // are weighted once per batch, so the product itself is unchanged.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
 
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
+#include "dist/partition.hpp"
 #include "gpu/match_gpu.hpp"
+#include "fault_injection.hpp"
 #include "match_kernel.hpp"
+#include "match_setup.hpp"
 #include "nufftmp/mtip.hpp"
+#include "nufft_tolerance.hpp"
+#include "stopwatch.hpp"
 
 namespace nufftmp::mtip {
 
-namespace {
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+using dist::detail::agreed;
 
-
-// Checks shared by both entry points (the same on every rank: options and geometry agree).
+namespace detail {
 void check_match_args(const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                       const MatchOptions& mopts) {
   if (refs.empty()) throw Error(ErrorCode::InvalidArgument, "matching: no reference orientations");
@@ -42,25 +43,22 @@ void check_match_args(const std::vector<Quaternion>& refs, const std::vector<dou
   for (float v : w)
     if (!(v >= 0) || !std::isfinite(v))
       throw Error(ErrorCode::InvalidArgument, "matching: pixel_weights must be finite and >= 0");
-  if (mopts.batch * static_cast<std::int64_t>(npix) > std::numeric_limits<int>::max())
+  if (mopts.likelihood == MatchOptions::Likelihood::Poisson && !(mopts.poisson_floor > 0))
     throw Error(ErrorCode::InvalidArgument,
-                "matching batch = " + std::to_string(mopts.batch) + " times " +
-                    std::to_string(npix) + " pixels exceeds an MPI count");
+                "matching: poisson_floor = " + std::to_string(mopts.poisson_floor) + " (> 0)");
 }
 
-// The pixel weights in use: the user's, times 1 / mean intensity with poisson_weights (the
-// mean over every rank's images; pixels darker than 1e-3 of the brightest mean are clamped
-// there, so empty pixels do not dominate).
-std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, const float* images,
-                           std::int64_t n_images, std::int64_t npix) {
+// Pixels darker than 1e-3 of the brightest mean are clamped there, so empty pixels do not
+// dominate the Poisson weights.
+std::vector<float> match_pixel_weights(const MPI_Comm* comm, const MatchOptions& mopts,
+                                       const float* images, std::int64_t n_images,
+                                       std::int64_t npix) {
   if (!mopts.poisson_weights) return mopts.pixel_weights;
   std::vector<double> sum(static_cast<std::size_t>(npix + 1), 0.0);
   for (std::int64_t i = 0; i < n_images; ++i)
     for (std::int64_t p = 0; p < npix; ++p) sum[p] += images[i * npix + p];
   sum[npix] = static_cast<double>(n_images);
-  if (comm && MPI_Allreduce(MPI_IN_PLACE, sum.data(), static_cast<int>(npix + 1), MPI_DOUBLE,
-                            MPI_SUM, *comm) != MPI_SUCCESS)
-    throw Error(ErrorCode::MpiFailure, "matching: MPI_Allreduce of the mean image failed");
+  if (comm) dist::detail::allreduce_sum(*comm, sum.data(), npix + 1);
   const double n = std::max(sum[npix], 1.0);
   double top = 0;
   for (std::int64_t p = 0; p < npix; ++p) top = std::max(top, sum[p] / n);
@@ -73,14 +71,52 @@ std::vector<float> weights(const MPI_Comm* comm, const MatchOptions& mopts, cons
   return w;
 }
 
+}  // namespace detail
+
+using detail::check_match_args;
+using detail::Clock;
+using detail::match_pixel_weights;
+using detail::ms_since;
+
+namespace {
+
+// What the Poisson cost needs besides the slices: the photons of each image on its exposed
+// pixels (for the fitted scale) and the slices' floor, poisson_floor times the data's mean
+// intensity (photons over exposure, all ranks).
+struct PoissonTerms {
+  std::vector<double> photons;
+  double floor = 0;
+};
+PoissonTerms poisson_terms(const MPI_Comm* comm, const MatchOptions& mopts, const float* images,
+                           std::int64_t n_images, std::int64_t npix) {
+  const std::vector<float>& e = mopts.pixel_weights;
+  PoissonTerms t;
+  t.photons.assign(static_cast<std::size_t>(n_images), 0.0);
+  double tot[3] = {0, static_cast<double>(n_images), 0};  // photons, images, exposure per image
+  for (std::int64_t p = 0; p < npix; ++p) tot[2] += e.empty() ? 1.0 : e[p];
+  for (std::int64_t i = 0; i < n_images; ++i) {
+    double sum = 0;
+    for (std::int64_t p = 0; p < npix; ++p)
+      if (e.empty() || e[p] > 0) sum += images[i * npix + p];
+    t.photons[i] = sum;
+    tot[0] += sum;
+  }
+  if (comm) dist::detail::allreduce_sum(*comm, tot, 2);
+  const double mean = tot[1] > 0 && tot[2] > 0 ? tot[0] / (tot[1] * tot[2]) : 0.0;
+  // (All-zero data: any positive floor keeps the logarithm finite.)
+  t.floor = mean > 0 ? mopts.poisson_floor * mean : 1e-30;
+  return t;
+}
+
 // The matching loop. comm == nullptr: this rank slices every reference. Otherwise the
 // references are split across the ranks of *comm (contiguous shares) and every batch step
 // all-gathers the ranks' weighted float slices, so each rank matches its own images against
 // every reference while slicing only its share.
 //
 // Why move slices and not images: slicing is the redundant part (every rank slicing all
-// references costs nref * npix type 2 points per rank: 1.1 s on an H200 GPU for 1e4 x 128^2,
-// about 30 s on 16 CPU cores at 5e6 points/s), while the all-gather moves nref * npix * 4
+// references costs nref * npix type 2 points per rank: about 30 s on 16 CPU cores at 5e6
+// points/s for 1e4 x 128^2; on GPUs, ~0.05 s, every rank slices every reference instead:
+// gpu/matcher_gpu.hpp), while the all-gather moves nref * npix * 4
 // bytes into each rank (655 MB for 1e4 x 128^2: ~0.1 s over shared memory at 5-10 GB/s).
 // Circulating the images instead would move ni_total * npix (less when images are fewer than
 // references, as in this test case) but needs every rank to keep all its reference slices
@@ -95,47 +131,46 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
                       const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                       double scale, const float* images, std::int64_t n_images, std::int64_t k,
                       const MatchOptions& mopts, const Options& opts, MatchReport* report) {
-  int rank = 0, size = 1;
-  if (comm) {
-    MPI_Comm_rank(*comm, &rank);
-    MPI_Comm_size(*comm, &size);
-  }
+  const int size = comm ? dist::detail::comm_size(*comm) : 1;
+  const int rank = comm ? dist::detail::comm_rank(*comm) : 0;
   const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
   const std::int64_t nref = static_cast<std::int64_t>(refs.size());
   // On the CUDA engine the slices stay on the device and the product is a cuBLAS GEMM
   // (gpu/match_gpu.cpp): same options, same answers to rounding.
-  if (detail::match_on_gpu(comm, opts))
+  const bool poisson = mopts.likelihood == MatchOptions::Likelihood::Poisson;
+  if (!poisson && detail::match_on_gpu(comm, opts))
     return detail::match_top_k_gpu<T>(
         comm, model, M, refs, positions, scale, images, n_images, std::min(k, nref),
-        weights(comm, mopts, images, n_images, npix), mopts, opts, report);
-  const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
+        match_pixel_weights(comm, mopts, images, n_images, npix), mopts, opts, report);
+  const double tol = detail::nufft_tolerance(mopts.nufft_tol, sizeof(T) == 4);
   std::unique_ptr<Slicer<T>> slicer;
-  std::string err;
-  try {
-    slicer = std::make_unique<Slicer<T>>(M, tol, opts);
-  } catch (const std::exception& e) {
-    err = e.what();
-    if (!comm) throw;
-  }
-  if (comm) agree_on_status(*comm, ErrorCode::InvalidArgument, err);
-  const Share mine = share_of(nref, rank, size);
-  const std::int64_t steps = (share_of(nref, 0, size).count + mopts.batch - 1) / mopts.batch;
+  const auto make_slicer = [&] { slicer = std::make_unique<Slicer<T>>(M, tol, opts); };
+  if (comm) agreed(*comm, make_slicer);
+  else make_slicer();
+  // The references' split: the distributed layer's partition rule (rank 0's share is the
+  // largest, so it sets the number of steps).
+  const std::int64_t mine_first = dist::detail::share_offset(nref, size, rank);
+  const std::int64_t mine_count = dist::detail::share_count(nref, size, rank);
+  const std::int64_t steps =
+      (dist::detail::share_count(nref, size, 0) + mopts.batch - 1) / mopts.batch;
   k = std::min(k, nref);
   TopMatches top;
   top.k = k;
   top.index.assign(static_cast<std::size_t>(n_images * k), -1);
   top.cost.assign(static_cast<std::size_t>(n_images * k), std::numeric_limits<double>::infinity());
-  const std::vector<float> w = weights(comm, mopts, images, n_images, npix);
+  const std::vector<float> w =
+      poisson ? mopts.pixel_weights : match_pixel_weights(comm, mopts, images, n_images, npix);
+  const PoissonTerms pt = poisson ? poisson_terms(comm, mopts, images, n_images, npix)
+                                  : PoissonTerms{};
   std::vector<T> x, y, z, S;
   std::vector<float> Sw, Sall;  // weighted slices (float: the product's input), own / all
   std::vector<double> snorm, snorm_all, cross;
   std::vector<std::int64_t> gidx;  // global reference index of each gathered slice
-  std::vector<int> counts(size), displs(size), ncounts(size), ndispls(size);
   MatchReport rep;
   for (std::int64_t step = 0; step < steps; ++step) {
-    const std::int64_t r0 = mine.first + step * mopts.batch;
+    const std::int64_t r0 = mine_first + step * mopts.batch;
     const std::int64_t nb = std::max<std::int64_t>(
-        0, std::min(mopts.batch, mine.first + mine.count - r0));
+        0, std::min(mopts.batch, mine_first + mine_count - r0));
     // Everything of the batch that can fail locally (the slices' NUFFT, every allocation) runs
     // as one step under an agreement on status when there are several ranks, so a failure on
     // one rank (out of memory, say) stops every rank here rather than leaving the others in
@@ -143,6 +178,7 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     std::int64_t nall = nb;
     double slicing_ms = 0, local_ms = 0;
     const auto local_batch = [&] {
+      detail::fault_point("match", rank);
       auto t = Clock::now();
       if (nb > 0) {
         x.resize(static_cast<std::size_t>(nb * npix));
@@ -159,10 +195,20 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
 #pragma omp parallel for schedule(static)
       for (std::int64_t r = 0; r < nb; ++r) {
         double n = 0;
-        for (std::int64_t p = 0; p < npix; ++p) {
-          const double s = S[r * npix + p], ws = w.empty() ? s : w[p] * s;
-          Sw[r * npix + p] = static_cast<float>(ws);
-          n += ws * s;
+        if (poisson) {
+          // The product takes log s on exposed pixels; the norm is the expected photons.
+          for (std::int64_t p = 0; p < npix; ++p) {
+            const double s = std::max<double>(S[r * npix + p], pt.floor);
+            const double e = w.empty() ? 1.0 : w[p];
+            Sw[r * npix + p] = e > 0 ? static_cast<float>(std::log(s)) : 0.0f;
+            n += e * s;
+          }
+        } else {
+          for (std::int64_t p = 0; p < npix; ++p) {
+            const double s = S[r * npix + p], ws = w.empty() ? s : w[p] * s;
+            Sw[r * npix + p] = static_cast<float>(ws);
+            n += ws * s;
+          }
         }
         snorm[r] = n;
       }
@@ -173,38 +219,28 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
         nall = 0;
         gidx.clear();
         for (int q = 0; q < size; ++q) {
-          const Share sq = share_of(nref, q, size);
-          const std::int64_t q0 = sq.first + step * mopts.batch;
-          const std::int64_t nq =
-              std::max<std::int64_t>(0, std::min(mopts.batch, sq.first + sq.count - q0));
-          ncounts[q] = static_cast<int>(nq);
-          ndispls[q] = static_cast<int>(nall);
-          counts[q] = static_cast<int>(nq * npix);
-          displs[q] = static_cast<int>(nall * npix);  // < size * batch * npix: checked below
+          const std::int64_t first = dist::detail::share_offset(nref, size, q);
+          const std::int64_t q0 = first + step * mopts.batch;
+          const std::int64_t nq = std::max<std::int64_t>(
+              0, std::min(mopts.batch, first + dist::detail::share_count(nref, size, q) - q0));
           for (std::int64_t r = 0; r < nq; ++r) gidx.push_back(q0 + r);
           nall += nq;
         }
-        if (nall * npix > std::numeric_limits<int>::max())
-          throw Error(ErrorCode::InvalidArgument,
-                      "matching: batch x ranks x pixels exceeds an MPI count; lower the batch");
         Sall.resize(static_cast<std::size_t>(nall * npix));
         snorm_all.resize(static_cast<std::size_t>(nall));
       }
       cross.resize(static_cast<std::size_t>(n_images * nall));
       local_ms = ms_since(t);
     };
-    if (size > 1) collective(*comm, local_batch);
+    if (size > 1) agreed(*comm, local_batch);
     else local_batch();
     rep.slicing_ms += slicing_ms;
     auto t0 = Clock::now();
     const float* Suse = Sw.data();
     const double* nuse = snorm.data();
     if (size > 1) {
-      if (MPI_Allgatherv(Sw.data(), counts[rank], MPI_FLOAT, Sall.data(), counts.data(),
-                         displs.data(), MPI_FLOAT, *comm) != MPI_SUCCESS ||
-          MPI_Allgatherv(snorm.data(), ncounts[rank], MPI_DOUBLE, snorm_all.data(),
-                         ncounts.data(), ndispls.data(), MPI_DOUBLE, *comm) != MPI_SUCCESS)
-        throw Error(ErrorCode::MpiFailure, "matching: MPI_Allgatherv of reference slices failed");
+      dist::detail::allgather(*comm, Sw.data(), nb * npix, Sall.data());
+      dist::detail::allgather(*comm, snorm.data(), nb, snorm_all.data());
       Suse = Sall.data();
       nuse = snorm_all.data();
       rep.exchange_ms += ms_since(t0);
@@ -219,9 +255,10 @@ TopMatches match_impl(const MPI_Comm* comm, const std::vector<double>& model, st
     for (std::int64_t i = 0; i < n_images; ++i) {
       const double* c = cross.data() + i * nall;
       for (std::int64_t r = 0; r < nall; ++r) {
-        const double cost = mopts.fit_scale
-                                ? -std::max(0.0, c[r]) / std::sqrt(std::max(nuse[r], 1e-300))
-                                : nuse[r] - 2.0 * c[r];
+        const double cost =
+            poisson ? (mopts.fit_scale ? pt.photons[i] * std::log(nuse[r]) - c[r] : nuse[r] - c[r])
+            : mopts.fit_scale ? -std::max(0.0, c[r]) / std::sqrt(std::max(nuse[r], 1e-300))
+                              : nuse[r] - 2.0 * c[r];
         std::int64_t* bi = top.index.data() + i * k;
         double* bc = top.cost.data() + i * k;
         const auto before = [&](std::int64_t j) {  // (cost, gidx[r]) ranks before slot j
@@ -270,7 +307,7 @@ std::vector<std::int64_t> match_orientations(MPI_Comm comm, const std::vector<do
                                              const float* images, std::int64_t n_images,
                                              const MatchOptions& mopts, const Options& opts,
                                              MatchReport* report) {
-  collective(comm, [&] { check_match_args(refs, positions, mopts); });
+  agreed(comm, [&] { check_match_args(refs, positions, mopts); });
   return best_only(match_impl<T>(&comm, model, M, refs, positions, scale, images, n_images, 1,
                                  mopts, opts, report));
 }
@@ -299,7 +336,7 @@ TopMatches match_top_k(MPI_Comm comm, const std::vector<double>& model, std::int
                        const std::vector<Quaternion>& refs, const std::vector<double>& positions,
                        double scale, const float* images, std::int64_t n_images, std::int64_t k,
                        const MatchOptions& mopts, const Options& opts, MatchReport* report) {
-  collective(comm, [&] {
+  agreed(comm, [&] {
     check_match_args(refs, positions, mopts);
     if (k < 1) throw Error(ErrorCode::InvalidArgument, "matching k = " + std::to_string(k));
   });

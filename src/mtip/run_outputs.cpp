@@ -27,32 +27,42 @@ bool same_target(const ReplaceTarget& a, const ReplaceTarget& b) {
 
 }  // namespace
 
-RunOutputs::RunOutputs(const ReconstructOptions& ro, const std::string& checkpoint) {
-  const ReplaceTarget out = resolve_replace_target(ro.output);
-  const ReplaceTarget ckpt = resolve_replace_target(checkpoint);
-  const auto not_input = [&](const char* what, const ReplaceTarget& t, const std::string& given) {
-    if (same_file(t.path, ro.input))
-      refuse(std::string(what) + " '" + given + "' is the input data set '" + ro.input +
-             "' (the same file): refusing to overwrite the input");
+RunOutputs::RunOutputs(const ReconstructOptions& ro, const std::string& checkpoint,
+                       const std::string& best_output) {
+  struct File {
+    const char* what;
+    std::string given;
+    ReplaceTarget target;
+    const char* exists_hint;
   };
-  not_input("output", out, ro.output);
-  not_input("checkpoint", ckpt, checkpoint);
-  if (same_target(out, ckpt))
-    refuse("checkpoint '" + checkpoint + "' and output '" + ro.output +
-           "' are the same file: give them different names");
+  File files[3] = {
+      {"output", ro.output, resolve_replace_target(ro.output),
+       "exists: pass --resume to continue its run or --overwrite to replace it"},
+      {"checkpoint", checkpoint, resolve_replace_target(checkpoint),
+       "exists (a previous run's state): pass --resume to continue that run or --overwrite to "
+       "start afresh and replace it"},
+      {"best-generation output", best_output, resolve_replace_target(best_output),
+       "exists (a previous run's best generation): pass --resume to continue that run or "
+       "--overwrite to replace it"},
+  };
+  for (const File& f : files)
+    if (same_file(f.target.path, ro.input))
+      refuse(std::string(f.what) + " '" + f.given + "' is the input data set '" + ro.input +
+             "' (the same file): refusing to overwrite the input");
+  for (int a = 0; a < 3; ++a)
+    for (int b = a + 1; b < 3; ++b)
+      if (same_target(files[a].target, files[b].target))
+        refuse(std::string(files[b].what) + " '" + files[b].given + "' and " + files[a].what +
+               " '" + files[a].given + "' are the same file: give them different names");
   // Locks first: a file another job is writing is reported as that, not as "exists".
-  output_lock_ = OutputLock(out.path);
-  checkpoint_lock_ = OutputLock(ckpt.path);
-  if (!ro.resume && !ro.overwrite) {
-    if (ckpt.exists)
-      refuse("checkpoint '" + checkpoint + "' exists (a previous run's state): pass --resume " +
-             "to continue that run or --overwrite to start afresh and replace it");
-    if (out.exists)
-      refuse("output '" + ro.output + "' exists: pass --resume to continue its run or " +
-             "--overwrite to replace it");
-  }
-  probe_creatable(out.path);
-  probe_creatable(ckpt.path);
+  output_lock_ = OutputLock(files[0].target.path);
+  checkpoint_lock_ = OutputLock(files[1].target.path);
+  best_lock_ = OutputLock(files[2].target.path);
+  if (!ro.resume && !ro.overwrite)
+    for (int i : {1, 0, 2})  // the checkpoint first: it says most about what is at stake
+      if (files[i].target.exists)
+        refuse(std::string(files[i].what) + " '" + files[i].given + "' " + files[i].exists_hint);
+  for (const File& f : files) probe_creatable(f.target.path);
 }
 
 }  // namespace nufftmp::mtip::detail

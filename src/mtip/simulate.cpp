@@ -157,9 +157,10 @@ std::vector<double> density_on_grid(const Molecule& mol, std::int64_t M) {
 }
 
 template <typename T>
-std::vector<double> diffraction_intensities(const std::vector<double>& density, std::int64_t M,
-                                            std::int64_t n_points, const T* x, const T* y,
-                                            const T* z, double tol, const Options& opts) {
+std::vector<std::complex<double>> diffraction_field(const std::vector<double>& density,
+                                                    std::int64_t M, std::int64_t n_points,
+                                                    const T* x, const T* y, const T* z,
+                                                    double tol, const Options& opts) {
   if (static_cast<std::int64_t>(density.size()) != M * M * M)
     throw Error(ErrorCode::InvalidArgument, "density size is not M^3");
   Options o = opts;
@@ -169,11 +170,25 @@ std::vector<double> diffraction_intensities(const std::vector<double>& density, 
   plan.set_points_host(n_points, x, y, z);
   std::vector<std::complex<T>> f(density.begin(), density.end()), c(n_points);
   plan.execute_host(c.data(), f.data());
+  return std::vector<std::complex<double>>(c.begin(), c.end());
+}
+
+template <typename T>
+std::vector<double> diffraction_intensities(const std::vector<double>& density, std::int64_t M,
+                                            std::int64_t n_points, const T* x, const T* y,
+                                            const T* z, double tol, const Options& opts) {
+  const auto c = diffraction_field<T>(density, M, n_points, x, y, z, tol, opts);
   std::vector<double> out(static_cast<std::size_t>(n_points));
-  for (std::int64_t j = 0; j < n_points; ++j) out[j] = std::norm(std::complex<double>(c[j]));
+  for (std::int64_t j = 0; j < n_points; ++j) out[j] = std::norm(c[j]);
   return out;
 }
 
+template std::vector<std::complex<double>> diffraction_field<float>(
+    const std::vector<double>&, std::int64_t, std::int64_t, const float*, const float*,
+    const float*, double, const Options&);
+template std::vector<std::complex<double>> diffraction_field<double>(
+    const std::vector<double>&, std::int64_t, std::int64_t, const double*, const double*,
+    const double*, double, const Options&);
 template std::vector<double> diffraction_intensities<float>(const std::vector<double>&,
                                                             std::int64_t, std::int64_t,
                                                             const float*, const float*,

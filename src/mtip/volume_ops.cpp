@@ -8,6 +8,7 @@
 #include "fft3d.hpp"
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
+#include "toeplitz_side.hpp"
 
 namespace nufftmp::mtip {
 
@@ -26,7 +27,8 @@ void check_cube(const std::vector<double>& v, std::int64_t M, const char* name) 
 
 std::vector<double> autocorrelation(const std::vector<double>& density, std::int64_t M) {
   check_cube(density, M, "density");
-  const std::int64_t L = 2 * M, h = M / 2;  // zero padding to 2M: no wrap-around of lags
+  // Zero padding to L >= 2M - 1: no wrap-around of the lags -(M-1) .. M-1 (toeplitz_side.hpp).
+  const std::int64_t L = detail::toeplitz_side(M), h = M / 2;
   Fft3d<double> fft(L, L, L);
   std::fill(fft.data(), fft.data() + fft.size(), std::complex<double>(0));
   for (std::int64_t k = 0; k < M; ++k)

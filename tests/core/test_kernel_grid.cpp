@@ -90,6 +90,22 @@ TEST(FineGrid, NextSmoothEvenIsTheSmallest) {
   }
 }
 
+TEST(FineGrid, NextFftFriendlyIsTheSmallest7Smooth) {
+  auto smooth = [](std::int64_t n) {
+    for (std::int64_t p : {2, 3, 5, 7})
+      while (n % p == 0) n /= p;
+    return n == 1;
+  };
+  for (std::int64_t n = 1; n <= 2000; ++n) {
+    const std::int64_t m = next_fft_friendly(n);
+    ASSERT_GE(m, n);
+    ASSERT_TRUE(smooth(m)) << n;
+    for (std::int64_t k = n; k < m; ++k) ASSERT_FALSE(smooth(k)) << "n " << n << ": " << k;
+  }
+  EXPECT_EQ(next_fft_friendly(81), 81);  // the Toeplitz lattice of M = 41 (2M - 1)
+  EXPECT_EQ(next_fft_friendly(65), 70);  // M = 33
+}
+
 TEST(FineGrid, CoversUpsampledModesAndTwoWidths) {
   for (std::int64_t N : {1, 2, 7, 64, 100, 1001, 123456})
     for (double sigma : {2.0, 1.25, 1.6})

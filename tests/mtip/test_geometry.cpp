@@ -88,16 +88,3 @@ TEST(MtipGeometry, EwaldSphereAndScaling) {
   det.nx = 0;
   EXPECT_THROW(pixel_positions_reciprocal(det), nufftmp::Error);
 }
-
-TEST(MtipGeometry, SharesCoverEveryImageOnce) {
-  for (int size : {1, 2, 3, 7})
-    for (std::int64_t n : {0, 1, 5, 100}) {
-      std::int64_t next = 0;
-      for (int r = 0; r < size; ++r) {
-        const Share s = share_of(n, r, size);
-        EXPECT_EQ(s.first, next);
-        next += s.count;
-      }
-      EXPECT_EQ(next, n);
-    }
-}

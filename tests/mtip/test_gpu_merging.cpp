@@ -1,6 +1,8 @@
-// The merging CG's Toeplitz operator on the GPU (src/mtip/gpu/toeplitz_gpu.cu, cuFFT) against
-// a direct Toeplitz sum, and a Merger on the CUDA engine against one on the CPU engine (FFTW):
-// the same normal operator to NUFFT tolerance and the same solution to CG tolerance.
+// The merging CG's Toeplitz operator on the GPU (src/mtip/gpu/toeplitz_gpu.cpp, cuFFT) against
+// a direct Toeplitz sum, a Merger on the CUDA engine against one on the CPU engine (FFTW): the
+// same normal operator to NUFFT tolerance and the same solution to CG tolerance; and the
+// reconstruction's device-resident path (points computed on the device from orientations,
+// data read from the uploaded images) against the host Merger on the same slices.
 // Label gpu: exits 77 without a device.
 #include <gtest/gtest.h>
 
@@ -8,7 +10,11 @@
 #include <complex>
 #include <random>
 
+#include "cuda/cuda_stream.hpp"
+#include "gpu/device_images.hpp"
+#include "gpu/merger_gpu.hpp"
 #include "gpu/toeplitz_gpu.hpp"
+#include "toeplitz_side.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
 
@@ -33,11 +39,12 @@ nufftmp::Options with_backend(nufftmp::Backend b) {
 }
 }  // namespace
 
-// out_k = sum_k' K[(k - k') mod 2M] in_k' over the M^3 modes (centred), by plain loops; any
-// complex kernel, even and odd M.
+// out_k = sum_k' K[(k - k') mod L] in_k' over the M^3 modes (centred), by plain loops; any
+// complex kernel, even and odd M, the embedding's side L = toeplitz_side(M) odd (M = 5: 9 =
+// 2M - 1) and even (M = 6, 7: 2M).
 TEST(MtipGpuMerging, ToeplitzEqualsDirectSum) {
-  for (std::int64_t M : {6, 7}) {
-    const std::int64_t L = 2 * M, nm = M * M * M;
+  for (std::int64_t M : {5, 6, 7}) {
+    const std::int64_t L = nufftmp::mtip::detail::toeplitz_side(M), nm = M * M * M;
     std::mt19937_64 rng(100 + M);
     std::normal_distribution<double> g;
     std::vector<cplx> kernel(L * L * L), in(nm), out(nm), expect(nm, 0.0);
@@ -100,6 +107,8 @@ void merger_cpu_vs_gpu(double nufft_tol, double cg_tol, double op_tol, double ac
               "residual %.1e / %.1e, CG time %.1f / %.1f ms\n",
               sizeof(T) == 4 ? "float" : "double", d_op, d_ac, rc.iterations, rg.iterations,
               rc.residual, rg.residual, rc.cg_ms, rg.cg_ms);
+  EXPECT_EQ(rg.engine, nufftmp::Backend::Cuda);  // not a silent host fallback
+  EXPECT_EQ(rc.engine, nufftmp::Backend::Cpu);
   EXPECT_LT(d_op, op_tol);
   EXPECT_LT(d_ac, ac_tol);
   EXPECT_LE(rg.residual, cg_tol);
@@ -113,3 +122,52 @@ TEST(MtipGpuMerging, DoubleMergerEqualsCpu) {
   merger_cpu_vs_gpu<double>(1e-11, 1e-9, 1e-9, 1e-7);
 }
 TEST(MtipGpuMerging, FloatMergerEqualsCpu) { merger_cpu_vs_gpu<float>(1e-6, 1e-5, 2e-5, 1e-3); }
+
+// GpuMerger::set_orientations (slice points on the device, per-slice weights times per-pixel
+// weights - a detector correction C_p - spread on the device) and solve_device (strengths from the uploaded images) against a host Merger given
+// slice_points() and the per-point weights of the same slices. Then a warm start from the
+// solution needs (almost) no CG steps.
+TEST(MtipGpuMerging, DeviceOrientationsEqualHostPoints) {
+  const auto s = mtip_test::simulate(17, 40, 16, /*fluence=*/1000);
+  const std::int64_t n = s.n_images * s.npix, M = s.M;
+  std::vector<double> slice_w(s.n_images);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  for (auto& v : slice_w) v = u(rng);
+  std::vector<double> pixel_w(s.npix);
+  for (auto& v : pixel_w) v = u(rng);
+  std::vector<float> x(n), y(n), z(n), w(n);
+  slice_points(s.positions, s.orient.data(), s.n_images, s.scale, x.data(), y.data(), z.data());
+  for (std::int64_t i = 0; i < n; ++i)
+    w[i] = static_cast<float>(slice_w[i / s.npix] * pixel_w[i % s.npix]);
+  MergeOptions mo;
+  mo.lambda = 3e-2;
+  mo.nufft_tol = 1e-6;
+  mo.tol = 1e-5;
+  Merger<float> cpu(MPI_COMM_SELF, M, mo, with_backend(nufftmp::Backend::Cpu));
+  cpu.set_points(n, x.data(), y.data(), z.data(), w.data());
+  std::vector<double> ac_cpu, ac_gpu;
+  const MergeReport rc = cpu.solve(s.images.data(), ac_cpu);
+
+  nufftmp::dist::ContextOptions co;
+  co.backend = nufftmp::Backend::Cuda;
+  nufftmp::dist::Context ctx(MPI_COMM_SELF, co);
+  detail::GpuMerger<float> gpu(ctx, M, mo, with_backend(nufftmp::Backend::Cuda), mo.nufft_tol);
+  const detail::DeviceImages img(ctx.device(), static_cast<cudaStream_t>(ctx.stream()),
+                                 s.images.data(), s.n_images, s.positions);
+  gpu.set_orientations(img, s.scale, s.orient.data(), s.n_images, slice_w, pixel_w);
+  EXPECT_EQ(gpu.num_points(), n);
+  EXPECT_NEAR(gpu.weight_sum(), cpu.weight_sum(), 1e-6 * cpu.weight_sum());
+  const MergeReport rg = gpu.solve_device(img.images(), ac_gpu);
+  const double d = rel_diff(ac_gpu, ac_cpu);
+  std::printf("device orientations: model rel diff %.2e, CG %d / %d it (cpu / gpu)\n", d,
+              rc.iterations, rg.iterations);
+  EXPECT_EQ(rg.engine, nufftmp::Backend::Cuda);
+  EXPECT_EQ(rc.engine, nufftmp::Backend::Cpu);
+  EXPECT_LT(d, 1e-3);  // float NUFFTs at 1e-6, CG at 1e-5 (FloatMergerEqualsCpu's bound)
+  EXPECT_NEAR(rg.iterations, rc.iterations, 2 + rc.iterations / 10);
+  std::vector<double> warm = ac_gpu;
+  const MergeReport rw = gpu.solve_device(img.images(), warm);
+  EXPECT_LE(rw.iterations, 5);  // the recursive residual drifts a little from the true one
+  EXPECT_LT(rel_diff(warm, ac_gpu), 1e-3);
+}

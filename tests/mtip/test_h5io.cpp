@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "dist/partition.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 
@@ -43,15 +44,20 @@ void write_file(const std::string& path, const Layout& l) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-// Every rank must throw IoFailure whose message contains `needle`.
+// Every rank must throw: IoFailure where the file was bad, RemoteFailure (naming the failing
+// rank's IoFailure) on the ranks whose own part was good; the message contains `needle`.
 void expect_error_everywhere(const std::string& path, const std::string& needle) {
   std::string msg;
   try {
     const DataInfo info = probe_data(MPI_COMM_WORLD, path);
     read_local_images(MPI_COMM_WORLD, path, info, true);
   } catch (const nufftmp::Error& e) {
-    EXPECT_EQ(e.code(), nufftmp::ErrorCode::IoFailure);
     msg = e.what();
+    if (e.code() == nufftmp::ErrorCode::RemoteFailure)
+      EXPECT_NE(msg.find(nufftmp::error_code_name(nufftmp::ErrorCode::IoFailure)),
+                std::string::npos) << msg;
+    else
+      EXPECT_EQ(e.code(), nufftmp::ErrorCode::IoFailure) << msg;
   }
   EXPECT_NE(msg.find(needle), std::string::npos)
       << "rank " << rank_of() << " got '" << msg << "', expected '" << needle << "'";
@@ -71,7 +77,8 @@ TEST(MtipH5io, EachRankReadsItsShare) {
   const LocalImages li = read_local_images(MPI_COMM_WORLD, path, info, true);
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const Share s = share_of(5, rank_of(), size);
+  const Share s{nufftmp::dist::detail::share_offset(5, size, rank_of()),
+                nufftmp::dist::detail::share_count(5, size, rank_of())};
   EXPECT_EQ(li.share.first, s.first);
   ASSERT_EQ(li.intensities.size(), static_cast<std::size_t>(s.count * 12));
   for (std::int64_t i = 0; i < s.count * 12; ++i)

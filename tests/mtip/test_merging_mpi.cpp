@@ -2,6 +2,7 @@
 // contributions) and gets the same model as one rank merging every image (MPI_COMM_SELF).
 #include <gtest/gtest.h>
 
+#include "dist/partition.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
 
@@ -38,7 +39,9 @@ TEST(MtipMergingMpi, SameResultOnAnyNumberOfRanks) {
   // 41 images: shares of unequal size on 2 and 4 ranks.
   const auto s = mtip_test::simulate(15, 41, 16, 500);
   for (bool pre : {false, true}) {
-    const auto dist = merge(MPI_COMM_WORLD, s, share_of(s.n_images, rank, size), pre);
+    const Share mine{nufftmp::dist::detail::share_offset(s.n_images, size, rank),
+                     nufftmp::dist::detail::share_count(s.n_images, size, rank)};
+    const auto dist = merge(MPI_COMM_WORLD, s, mine, pre);
     const auto single = merge(MPI_COMM_SELF, s, Share{0, s.n_images}, pre);
     double num = 0, den = 0;
     for (std::size_t i = 0; i < single.size(); ++i)

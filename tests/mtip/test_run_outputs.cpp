@@ -13,10 +13,12 @@
 #include <cstdio>
 #include <functional>
 
+#include "dist/partition.hpp"
 #include "input_warnings.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
+#include "spinifel_fixture.hpp"
 
 using namespace nufftmp::mtip;
 
@@ -29,13 +31,7 @@ constexpr std::int64_t kM = 15, kImages = 40, kSide = 12;
 void write_data_set(const std::string& path, std::uint64_t seed) {
   if (rank_of() == 0) {
     const auto s = mtip_test::simulate(kM, kImages, kSide, /*fluence=*/500, seed, /*atoms=*/12);
-    H5Writer w(path);
-    w.write("intensities", {s.n_images, kSide, kSide}, s.images.data());
-    w.write("pixel_position_reciprocal", {3, kSide, kSide}, s.positions.data());
-    std::vector<double> q;
-    for (const auto& o : s.orient) q.insert(q.end(), {o.w, o.x, o.y, o.z});
-    w.write("orientations", {s.n_images, 4}, q.data());
-    w.commit();
+    mtip_test::write_nufftmp(path, s, kSide);
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -109,8 +105,14 @@ TEST(MtipRunOutputs, OutputIsNeverTheInput) {
     expect_refused(ro, nufftmp::ErrorCode::IoFailure, "is the input data set");
   }
   auto ro = options(data, f.name("_out.h5"));
+  f.name("_out.best.h5");  // the best generation's file beside it
   ro.checkpoint = link;
   expect_refused(ro, nufftmp::ErrorCode::IoFailure, "checkpoint '" + link + "' is the input");
+  ro.checkpoint.clear();
+  ro.best_output = hard;
+  expect_refused(ro, nufftmp::ErrorCode::IoFailure,
+                 "best-generation output '" + hard + "' is the input");
+  ro.best_output.clear();
   struct stat after {};
   ASSERT_EQ(stat(data.c_str(), &after), 0);
   EXPECT_EQ(after.st_size, before.st_size);
@@ -119,6 +121,9 @@ TEST(MtipRunOutputs, OutputIsNeverTheInput) {
   // Output and checkpoint may not be one file either.
   ro = options(data, f.name("_same.h5"));
   ro.checkpoint = ro.output;
+  expect_refused(ro, nufftmp::ErrorCode::IoFailure, "are the same file");
+  ro.checkpoint.clear();
+  ro.best_output = ro.output;  // nor the best generation's file and the output
   expect_refused(ro, nufftmp::ErrorCode::IoFailure, "are the same file");
 }
 
@@ -142,6 +147,7 @@ TEST(MtipRunOutputs, ExistingFilesNeedResumeOrOverwrite) {
   const std::string data = f.name("_data.h5");
   write_data_set(data, 5);
   auto ro = options(data, f.name("_out.h5"));
+  f.name("_out.best.h5");  // the best generation's file beside it
   f.name("_out.h5.ckpt.h5");
   ASSERT_EQ(reconstruct(MPI_COMM_WORLD, ro).size(), 1u);
   // Forgetting --resume does not restart the run over its checkpoint.
@@ -150,6 +156,14 @@ TEST(MtipRunOutputs, ExistingFilesNeedResumeOrOverwrite) {
   // Only the output there (its checkpoint elsewhere now): refused as well.
   ro.checkpoint = f.name("_other.ckpt.h5");
   expect_refused(ro, nufftmp::ErrorCode::IoFailure, "output '" + ro.output + "' exists");
+  // Only the best generation's file there (output and checkpoint elsewhere): refused too.
+  ro.output = f.name("_out2.h5");
+  ro.checkpoint = f.name("_out2.ckpt.h5");
+  ro.best_output = f.name("_out.best.h5");
+  expect_refused(ro, nufftmp::ErrorCode::IoFailure,
+                 "best-generation output '" + ro.best_output + "' exists");
+  ro.output = f.name("_out.h5");
+  ro.best_output.clear();
   ro.checkpoint.clear();
   ro.overwrite = true;
   EXPECT_EQ(reconstruct(MPI_COMM_WORLD, ro).size(), 1u);
@@ -159,6 +173,7 @@ TEST(MtipRunOutputs, ExistingFilesNeedResumeOrOverwrite) {
   if (rank_of() == 0) {
     for (const char* suffix : {".lock", ".ckpt.h5.lock"})
       EXPECT_FALSE(exists(ro.output + suffix)) << suffix;
+    EXPECT_FALSE(exists(f.base + "_out.best.h5.lock"));
   }
 }
 
@@ -167,6 +182,7 @@ TEST(MtipRunOutputs, AnotherJobHoldingTheOutputIsNamed) {
   const std::string data = f.name("_data.h5");
   write_data_set(data, 5);
   auto ro = options(data, f.name("_out.h5"));
+  f.name("_out.best.h5");  // the best generation's file beside it
   const std::string lock = f.name("_out.h5.lock");
   int fd = -1;
   if (rank_of() == 0) {  // the other job: a lock held by another open file
@@ -191,6 +207,7 @@ TEST(MtipRunOutputs, ResumeChecksTheCheckpointsIdentityAndGenerations) {
   write_data_set(data, 5);
   write_data_set(other, 6);  // same shapes, other molecule
   auto ro = options(data, f.name("_out.h5"));
+  f.name("_out.best.h5");  // the best generation's file beside it
   const std::string ckpt = f.name("_out.h5.ckpt.h5");
   ro.generations = 2;
   ASSERT_EQ(reconstruct(MPI_COMM_WORLD, ro).size(), 2u);
@@ -241,7 +258,8 @@ TEST(MtipRunOutputs, ResumeChecksTheCheckpointsIdentityAndGenerations) {
 
 TEST(MtipRunOutputs, NegativeIntensitiesAreCountedOnEveryRank) {
   LocalImages local;
-  local.share = share_of(4, rank_of(), 2);
+  local.share = {nufftmp::dist::detail::share_offset(4, 2, rank_of()),
+                 nufftmp::dist::detail::share_count(4, 2, rank_of())};
   local.intensities = {1.0f, -0.5f, 2.0f, 0.0f, 3.0f, 1.0f, 2.0f, 4.0f};  // 2 images of 4
   if (rank_of() == 1) local.intensities[6] = -3.0f;
   int size = 1;

@@ -17,6 +17,15 @@ std::int64_t next_smooth_even(std::int64_t n_min) {
   }
 }
 
+std::int64_t next_fft_friendly(std::int64_t n_min) {
+  for (std::int64_t n = std::max<std::int64_t>(n_min, 1);; ++n) {
+    std::int64_t m = n;
+    for (std::int64_t p : {2, 3, 5, 7})
+      while (m % p == 0) m /= p;
+    if (m == 1) return n;
+  }
+}
+
 std::int64_t fine_grid_size(std::int64_t N, double upsampfac, int w) {
   const auto scaled = static_cast<std::int64_t>(std::ceil(upsampfac * static_cast<double>(N)));
   return next_smooth_even(std::max<std::int64_t>(scaled, 2 * w));

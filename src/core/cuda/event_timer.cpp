@@ -7,35 +7,26 @@
 
 namespace nufftmp::detail {
 
-namespace {
-
-class Event {
- public:
-  Event() { NUFFTMP_CUDA_TRY(cudaEventCreate(&e_)); }
-  ~Event() { (void)cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-}  // namespace
+CudaEvent::CudaEvent() { NUFFTMP_CUDA_TRY(cudaEventCreate(&e_)); }
+CudaEvent::~CudaEvent() { (void)cudaEventDestroy(e_); }
+void CudaEvent::record(cudaStream_t stream) { NUFFTMP_CUDA_TRY(cudaEventRecord(e_, stream)); }
+float CudaEvent::elapsed_ms_since(const CudaEvent& start) const {
+  NUFFTMP_CUDA_TRY(cudaEventSynchronize(e_));
+  float ms = 0;
+  NUFFTMP_CUDA_TRY(cudaEventElapsedTime(&ms, start.e_, e_));
+  return ms;
+}
 
 double median_ms_on_stream(cudaStream_t stream, int warmup, int reps,
                            const std::function<void()>& work) {
   for (int i = 0; i < warmup; ++i) work();
-  Event start, stop;
+  CudaEvent start, stop;
   std::vector<float> ms;
   for (int i = 0; i < std::max(reps, 1); ++i) {
-    NUFFTMP_CUDA_TRY(cudaEventRecord(start.get(), stream));
+    start.record(stream);
     work();
-    NUFFTMP_CUDA_TRY(cudaEventRecord(stop.get(), stream));
-    NUFFTMP_CUDA_TRY(cudaEventSynchronize(stop.get()));
-    float t = 0;
-    NUFFTMP_CUDA_TRY(cudaEventElapsedTime(&t, start.get(), stop.get()));
-    ms.push_back(t);
+    stop.record(stream);
+    ms.push_back(stop.elapsed_ms_since(start));
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];

@@ -1,201 +1,25 @@
-// Orientation matching on the GPU (match_gpu.hpp): the driver. Per reference batch: the
-// slice points on the device, one type 2 NUFFT (a CUDA Plan on device pointers, as slicing.cpp
-// uses it on host ones), the weighted real slices and their norms, then the cross terms of all
-// images with the batch as one DGEMM and a k-best merge per image. On one rank only the
-// batch's rotation matrices and reference indices cross PCIe per batch; with several ranks the
-// batch's slices go through the host for MPI_Allgatherv (the host path's reference split, see
-// matching.cpp).
-//
-// Why DGEMM and double images: on H100/H200 the FP64 tensor-core GEMM peak (67 TFLOP/s) equals
-// the FP32 one, so 2000 images x 1e4 references x 128^2 pixels (6.6e11 flops) should cost
-// ~10-15 ms either way (arithmetic from the peak, not a measurement), and double sums remove the question the host path answers with double chunk
-// totals (a float sum over 16384 pixels loses ~1e-4 relative, enough to swap near ties). The
-// price is memory: 8 bytes per image pixel resident (262 MB for 2000 x 128^2), and a batch
-// costs (ni + 8 + ...) x batch x npix doubles, bounded by MatchOptions::batch.
+// Orientation matching on the GPU for the public entry points of matching.cpp (match_gpu.hpp):
+// one GpuMatcher and one upload of the images per call (the reconstruction loop keeps both for
+// the run instead: generation_gpu.cpp). Every rank slices every reference, so the only
+// collective is the agreement on status.
 #include "match_gpu.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <climits>
-#include <complex>
-#include <functional>
-#include <limits>
 #include <memory>
-#include <string>
 
-#include "gpu_resources.hpp"
-#include "match_kernels.hpp"
-#include "nufftmp/plan.hpp"
+#include "cuda/cuda_stream.hpp"
+#include "cuda/device_guard.hpp"
+#include "device_images.hpp"
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
+#include "matcher_gpu.hpp"
+#include "nufft_tolerance.hpp"
 
 namespace nufftmp::mtip::detail {
 
-namespace {
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-int blas_int(std::int64_t n, const char* what) {
-  if (n > INT_MAX)
-    throw Error(ErrorCode::InvalidArgument, std::string("matching on the GPU: ") + what + " = " +
-                                                std::to_string(n) +
-                                                " exceeds a cuBLAS dimension (2^31 - 1)");
-  return static_cast<int>(n);
-}
-
-Options plan_options(Options o, int device, cudaStream_t stream) {
-  o.backend = Backend::Cuda;
-  o.modeord = 0;  // the model is in centred order (mtip.hpp)
-  o.gpu_device = device;
-  o.cuda_stream = stream;
-  return o;
-}
-
-// Everything one matching call keeps on the device. Members are destroyed in reverse order:
-// the plan first, while the stream it frees its buffers on still exists.
-template <typename T>
-struct GpuMatch {
-  int device;
-  StreamHandle stream;
-  CublasHandle blas;
-  std::int64_t ni = 0, npix = 0, k = 0;
-  bool weighted = false;
-  DeviceArray<double> images{"matching images (double)"}, positions{"pixel positions"};
-  DeviceArray<float> weights{"pixel weights"};
-  DeviceArray<std::complex<T>> model{"model modes"}, values{"slice values"};
-  DeviceArray<double> rot{"rotation matrices"};
-  DeviceArray<T> x{"slice x"}, y{"slice y"}, z{"slice z"};
-  DeviceArray<double> slices{"weighted slices"}, norms{"slice norms"};
-  DeviceArray<double> all_slices{"gathered slices"}, all_norms{"gathered norms"};
-  DeviceArray<double> cross{"image x reference products"};
-  DeviceArray<std::int64_t> gidx{"reference indices"}, top_index{"k best indices"};
-  DeviceArray<double> top_cost{"k best costs"};
-  std::vector<double> rot_host;
-  std::vector<std::int64_t> gidx_host;
-  Plan<T> plan;
-
-  GpuMatch(int dev, std::int64_t M, double tol, const Options& opts)
-      : device(dev),
-        stream(opts.cuda_stream),
-        blas(stream.get()),
-        plan(2, {M, M, M}, +1, 1, tol, plan_options(opts, dev, stream.get())) {}
-
-  cudaStream_t s() const { return stream.get(); }
-
-  void upload(const std::vector<double>& model_in, const std::vector<double>& pos,
-              const float* imgs, std::int64_t n_images, const std::vector<float>& w,
-              std::int64_t k_) {
-    ni = n_images;
-    npix = static_cast<std::int64_t>(pos.size() / 3);
-    k = k_;
-    blas_int(ni, "images");
-    blas_int(npix, "pixels");
-    const std::int64_t nm = static_cast<std::int64_t>(model_in.size());
-    std::vector<std::complex<T>> m(model_in.begin(), model_in.end());
-    model.grow(nm);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(model.data(), m.data(), sizeof(std::complex<T>) * nm,
-                                  cudaMemcpyHostToDevice, s()));
-    positions.grow(3 * npix);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(positions.data(), pos.data(), sizeof(double) * 3 * npix,
-                                  cudaMemcpyHostToDevice, s()));
-    weighted = !w.empty();
-    if (weighted) {
-      weights.grow(npix);
-      MTIP_CUDA_TRY(cudaMemcpyAsync(weights.data(), w.data(), sizeof(float) * npix,
-                                    cudaMemcpyHostToDevice, s()));
-    }
-    // Images arrive as float and are widened on the device, through a bounded staging buffer.
-    const std::int64_t n = ni * npix, chunk = std::min<std::int64_t>(n, std::int64_t(1) << 24);
-    images.grow(n);
-    DeviceArray<float> stage("image staging", chunk);
-    for (std::int64_t off = 0; off < n; off += chunk) {
-      const std::int64_t cnt = std::min(chunk, n - off);
-      MTIP_CUDA_TRY(cudaMemcpyAsync(stage.data(), imgs + off, sizeof(float) * cnt,
-                                    cudaMemcpyHostToDevice, s()));
-      launch_widen(stage.data(), images.data() + off, cnt, s());
-    }
-    top_index.grow(ni * k);
-    top_cost.grow(ni * k);
-    launch_topk_reset(top_index.data(), top_cost.data(), ni * k, s());
-    stream.synchronize();  // the staging buffer and m go out of scope
-  }
-
-  // Weighted slices and norms of references [refs, refs + nb) into `slices` / `norms`.
-  void slice(const Quaternion* refs, std::int64_t nb, double scale) {
-    if (nb == 0) return;
-    rot_host.resize(static_cast<std::size_t>(9 * nb));
-    for (std::int64_t r = 0; r < nb; ++r) {
-      const auto m = quat_to_matrix(refs[r]);
-      std::copy(m.begin(), m.end(), rot_host.begin() + 9 * r);
-    }
-    const std::int64_t n = nb * npix;
-    rot.grow(9 * nb);
-    x.grow(n), y.grow(n), z.grow(n), values.grow(n), slices.grow(n), norms.grow(nb);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(rot.data(), rot_host.data(), sizeof(double) * 9 * nb,
-                                  cudaMemcpyHostToDevice, s()));
-    launch_slice_points<T>(positions.data(), rot.data(), nb, npix, scale, x.data(), y.data(),
-                           z.data(), s());
-    plan.set_points(n, x.data(), y.data(), z.data());
-    plan.execute(values.data(), model.data());
-    launch_weighted_slices<T>(reinterpret_cast<const T*>(values.data()),
-                              weighted ? weights.data() : nullptr, nb, npix, slices.data(),
-                              norms.data(), s());
-  }
-
-  // Merges nall slices (device: S [nall, npix], N [nall]; gidx_host their global indices) into
-  // every image's k best.
-  void update(const double* S, const double* N, std::int64_t nall, bool fit_scale) {
-    if (ni == 0 || nall == 0) return;
-    gidx.grow(nall);
-    MTIP_CUDA_TRY(cudaMemcpyAsync(gidx.data(), gidx_host.data(), sizeof(std::int64_t) * nall,
-                                  cudaMemcpyHostToDevice, s()));
-    cross.grow(ni * nall);
-    // Column-major view: images are npix x ni, slices npix x nall; cross = images^T slices,
-    // ni x nall, so neighbouring images of one reference are neighbours in memory.
-    const double one = 1.0, zero = 0.0;
-    MTIP_CUBLAS_TRY(cublasDgemm(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, blas_int(ni, "images"),
-                                blas_int(nall, "references per batch"), blas_int(npix, "pixels"),
-                                &one, images.data(), static_cast<int>(npix), S,
-                                static_cast<int>(npix), &zero, cross.data(),
-                                static_cast<int>(ni)));
-    launch_topk_update(cross.data(), ni, nall, N, gidx.data(), fit_scale, k, top_index.data(),
-                       top_cost.data(), s());
-  }
-
-  TopMatches result() {
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(ni * k));
-    std::vector<double> cost(idx.size());
-    if (!idx.empty()) {
-      MTIP_CUDA_TRY(cudaMemcpyAsync(idx.data(), top_index.data(), sizeof(std::int64_t) * ni * k,
-                                    cudaMemcpyDeviceToHost, s()));
-      MTIP_CUDA_TRY(cudaMemcpyAsync(cost.data(), top_cost.data(), sizeof(double) * ni * k,
-                                    cudaMemcpyDeviceToHost, s()));
-      stream.synchronize();
-    }
-    TopMatches top;  // device layout [j * ni + i], host layout [i * k + j]
-    top.k = k;
-    top.index.resize(idx.size());
-    top.cost.resize(idx.size());
-    for (std::int64_t i = 0; i < ni; ++i)
-      for (std::int64_t j = 0; j < k; ++j) {
-        top.index[i * k + j] = idx[j * ni + i];
-        top.cost[i * k + j] = cost[j * ni + i];
-      }
-    return top;
-  }
-};
-
-void mpi_try(int rc, const char* what) {
-  if (rc != MPI_SUCCESS)
-    throw Error(ErrorCode::MpiFailure, std::string("matching on the GPU: ") + what + " failed");
-}
-}  // namespace
-
 bool match_on_gpu(const MPI_Comm* comm, const Options& opts) {
-  int gpu = opts.backend == Backend::Cuda || (opts.backend == Backend::Auto && cuda_available());
-  if (comm) mpi_try(MPI_Allreduce(MPI_IN_PLACE, &gpu, 1, MPI_INT, MPI_MIN, *comm),
-                    "MPI_Allreduce of the engine choice");
-  return gpu != 0;
+  const bool gpu =
+      opts.backend == Backend::Cuda || (opts.backend == Backend::Auto && cuda_available());
+  return comm ? dist::detail::all_true(*comm, gpu) : gpu;
 }
 
 template <typename T>
@@ -205,130 +29,39 @@ TopMatches match_top_k_gpu(const MPI_Comm* comm, const std::vector<double>& mode
                            const float* images, std::int64_t n_images, std::int64_t k,
                            const std::vector<float>& weights, const MatchOptions& mopts,
                            const Options& opts, MatchReport* report) {
-  int rank = 0, size = 1;
-  if (comm) {
-    mpi_try(MPI_Comm_rank(*comm, &rank), "MPI_Comm_rank");
-    mpi_try(MPI_Comm_size(*comm, &size), "MPI_Comm_size");
-  }
-  // A failure on one rank must stop every rank before the next collective (an all-gather of
-  // slices, or the caller's next step): local device work runs under an agreement on status.
-  const auto local = [&](const std::function<void()>& fn) {
-    if (comm) collective(*comm, fn);
-    else fn();
-  };
-  const std::int64_t npix = static_cast<std::int64_t>(positions.size() / 3);
-  const std::int64_t nref = static_cast<std::int64_t>(refs.size());
-  const double tol = mopts.nufft_tol > 0 ? mopts.nufft_tol : (sizeof(T) == 4 ? 1e-5 : 1e-9);
-  std::unique_ptr<DeviceScope> scope;  // declared first: restores the caller's device last
-  std::unique_ptr<GpuMatch<T>> g;
-  local([&] {
+  // A failure on one rank (no device, out of memory, a bad model) must stop every rank: the
+  // whole local computation runs under one agreement on status.
+  TopMatches top;
+  const auto local = [&] {
     if (cuda_device_count() == 0)
       throw Error(ErrorCode::NotAvailable, "matching on the GPU: no CUDA device is visible");
-    if (static_cast<std::int64_t>(model.size()) != M * M * M)
-      throw Error(ErrorCode::InvalidArgument, "matching: model has " +
-                                                  std::to_string(model.size()) +
-                                                  " values, expected M^3 = " +
-                                                  std::to_string(M * M * M));
-    scope = std::make_unique<DeviceScope>(opts.gpu_device);
-    int device = 0;
-    MTIP_CUDA_TRY(cudaGetDevice(&device));
-    g = std::make_unique<GpuMatch<T>>(device, M, tol, opts);
-    g->upload(model, positions, images, n_images, weights, k);
-  });
-  const Share mine = share_of(nref, rank, size);
-  const std::int64_t steps = (share_of(nref, 0, size).count + mopts.batch - 1) / mopts.batch;
-  std::vector<double> sw, sall, nw, norms_all;
-  std::vector<int> counts(size), displs(size), ncounts(size), ndispls(size);
-  MatchReport rep;
-  for (std::int64_t step = 0; step < steps; ++step) {
-    const std::int64_t r0 = mine.first + step * mopts.batch;
-    const std::int64_t nb =
-        std::max<std::int64_t>(0, std::min(mopts.batch, mine.first + mine.count - r0));
-    auto t0 = Clock::now();
-    local([&] {
-      g->slice(refs.data() + r0, nb, scale);
-      g->stream.synchronize();
-    });
-    rep.slicing_ms += ms_since(t0);
-    const double* S = g->slices.data();
-    const double* N = g->norms.data();
-    std::int64_t nall = nb;
-    g->gidx_host.resize(static_cast<std::size_t>(nb));
-    for (std::int64_t r = 0; r < nb; ++r) g->gidx_host[r] = r0 + r;
-    if (size > 1) {
-      // The same shares and order as the host path, so indices and ties agree with it.
-      t0 = Clock::now();
-      nall = 0;
-      g->gidx_host.clear();
-      for (int q = 0; q < size; ++q) {
-        const Share sq = share_of(nref, q, size);
-        const std::int64_t q0 = sq.first + step * mopts.batch;
-        const std::int64_t nq =
-            std::max<std::int64_t>(0, std::min(mopts.batch, sq.first + sq.count - q0));
-        ncounts[q] = static_cast<int>(nq);
-        ndispls[q] = static_cast<int>(nall);
-        counts[q] = static_cast<int>(nq * npix);
-        displs[q] = static_cast<int>(nall * npix);  // < INT_MAX: checked below
-        for (std::int64_t r = 0; r < nq; ++r) g->gidx_host.push_back(q0 + r);
-        nall += nq;
-      }
-      if (nall * npix > std::numeric_limits<int>::max())
-        throw Error(ErrorCode::InvalidArgument,
-                    "matching: batch x ranks x pixels exceeds an MPI count; lower the batch");
-      sw.resize(static_cast<std::size_t>(nb * npix));
-      nw.resize(static_cast<std::size_t>(nb));
-      sall.resize(static_cast<std::size_t>(nall * npix));
-      norms_all.resize(static_cast<std::size_t>(nall));
-      local([&] {
-        if (nb == 0) return;
-        MTIP_CUDA_TRY(cudaMemcpyAsync(sw.data(), g->slices.data(), sizeof(double) * nb * npix,
-                                      cudaMemcpyDeviceToHost, g->s()));
-        MTIP_CUDA_TRY(cudaMemcpyAsync(nw.data(), g->norms.data(), sizeof(double) * nb,
-                                      cudaMemcpyDeviceToHost, g->s()));
-        g->stream.synchronize();
-      });
-      mpi_try(MPI_Allgatherv(sw.data(), counts[rank], MPI_DOUBLE, sall.data(), counts.data(),
-                             displs.data(), MPI_DOUBLE, *comm),
-              "MPI_Allgatherv of reference slices");
-      mpi_try(MPI_Allgatherv(nw.data(), ncounts[rank], MPI_DOUBLE, norms_all.data(),
-                             ncounts.data(), ndispls.data(), MPI_DOUBLE, *comm),
-              "MPI_Allgatherv of slice norms");
-      local([&] {
-        g->all_slices.grow(nall * npix);
-        g->all_norms.grow(nall);
-        MTIP_CUDA_TRY(cudaMemcpyAsync(g->all_slices.data(), sall.data(),
-                                      sizeof(double) * nall * npix, cudaMemcpyHostToDevice,
-                                      g->s()));
-        MTIP_CUDA_TRY(cudaMemcpyAsync(g->all_norms.data(), norms_all.data(),
-                                      sizeof(double) * nall, cudaMemcpyHostToDevice, g->s()));
-      });
-      S = g->all_slices.data();
-      N = g->all_norms.data();
-      rep.exchange_ms += ms_since(t0);
+    const int device = nufftmp::detail::resolve_device(opts.gpu_device);
+    nufftmp::detail::DeviceGuard guard(device);
+    nufftmp::detail::CudaStream stream(device, opts.cuda_stream);
+    const double tol = nufft_tolerance(mopts.nufft_tol, sizeof(T) == 4);
+    {
+      GpuMatcher<T> matcher(M, tol, opts, device, stream.get());
+      const DeviceImages img(device, stream.get(), images, n_images, positions);
+      top = matcher.match(img, scale, model, refs, k, weights, mopts.batch, mopts.fit_scale,
+                          report);
     }
-    t0 = Clock::now();
-    local([&] {
-      g->update(S, N, nall, mopts.fit_scale);
-      g->stream.synchronize();
-    });
-    rep.gemm_ms += ms_since(t0);
-  }
-  TopMatches top;
-  local([&] { top = g->result(); });
-  if (report) *report = rep;
+    stream.synchronize();  // the buffers' stream-ordered frees are done before the stream goes
+  };
+  if (comm)
+    dist::detail::agreed(*comm, local);
+  else
+    local();
   return top;
 }
 
-template TopMatches match_top_k_gpu<float>(const MPI_Comm*, const std::vector<double>&,
-                                           std::int64_t, const std::vector<Quaternion>&,
-                                           const std::vector<double>&, double, const float*,
-                                           std::int64_t, std::int64_t, const std::vector<float>&,
-                                           const MatchOptions&, const Options&, MatchReport*);
-template TopMatches match_top_k_gpu<double>(const MPI_Comm*, const std::vector<double>&,
-                                            std::int64_t, const std::vector<Quaternion>&,
-                                            const std::vector<double>&, double, const float*,
-                                            std::int64_t, std::int64_t,
-                                            const std::vector<float>&, const MatchOptions&,
-                                            const Options&, MatchReport*);
+#define NUFFTMP_MATCH_GPU(T)                                                                   \
+  template TopMatches match_top_k_gpu<T>(const MPI_Comm*, const std::vector<double>&,         \
+                                         std::int64_t, const std::vector<Quaternion>&,         \
+                                         const std::vector<double>&, double, const float*,     \
+                                         std::int64_t, std::int64_t, const std::vector<float>&, \
+                                         const MatchOptions&, const Options&, MatchReport*);
+NUFFTMP_MATCH_GPU(float)
+NUFFTMP_MATCH_GPU(double)
+#undef NUFFTMP_MATCH_GPU
 
 }  // namespace nufftmp::mtip::detail

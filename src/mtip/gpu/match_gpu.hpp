@@ -1,9 +1,10 @@
-// Orientation matching on the GPU (issue 5): reference slices by a type 2 NUFFT on the device,
-// the cross term of every (image, reference) pair as one cuBLAS GEMM per reference batch, and
-// the per-image k best on the device. The same answers as the host path of matching.cpp (to
-// rounding: it multiplies in double where the host multiplies float chunks), with the same
-// options (pixel and Poisson weights, fitted scale, top-k) and the same reference split over
-// ranks. matching.cpp dispatches here; builds without CUDA link gpu_absent.cpp instead.
+// Orientation matching on the GPU for matching.cpp's entry points (the work itself is
+// GpuMatcher's, matcher_gpu.hpp): reference slices by a type 2 NUFFT on the device, the cross
+// term of every (image, reference) pair as one cuBLAS GEMM per reference batch, and the
+// per-image k best on the device. The same answers as the host path (to rounding: it
+// multiplies in double where the host multiplies float chunks), with the same options (pixel
+// and Poisson weights, fitted scale, top-k); every rank slices every reference (the host path
+// splits them). Builds without CUDA link gpu_absent.cpp instead.
 #pragma once
 
 #include <mpi.h>
@@ -19,8 +20,8 @@ namespace nufftmp::mtip::detail {
 // collective: true only when it is true on every rank (the two paths' collectives differ).
 bool match_on_gpu(const MPI_Comm* comm, const Options& opts);
 
-// As match_impl of matching.cpp (comm == nullptr: this rank slices every reference), with the
-// pixel weights already resolved (empty: all ones). k is already clamped to refs.size().
+// As match_impl of matching.cpp, with the pixel weights already resolved (empty: all ones) and
+// k already clamped to refs.size(). With comm, collective only for the status agreement.
 template <typename T>
 TopMatches match_top_k_gpu(const MPI_Comm* comm, const std::vector<double>& model,
                            std::int64_t M, const std::vector<Quaternion>& refs,

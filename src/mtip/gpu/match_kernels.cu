@@ -4,18 +4,13 @@
 
 #include <cmath>
 
-#include "gpu_check.hpp"
+#include "cuda/cuda_check.hpp"
+#include "grid_stride.cuh"
 #include "match_kernels.hpp"
 
 namespace nufftmp::mtip::detail {
 
 namespace {
-constexpr int kThreads = 256;
-
-unsigned grid_for(std::int64_t n) {
-  const std::int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 ? 65535 : b));  // grid-stride loops
-}
 
 template <typename T>
 __global__ void slice_points_kernel(const double* __restrict__ pos, const double* __restrict__ rot,
@@ -81,8 +76,8 @@ __global__ void topk_reset_kernel(std::int64_t* index, double* cost, std::int64_
 // is ni x nall compares, a small fraction of the GEMM's ni x nall x npix.
 __global__ void topk_update_kernel(const double* __restrict__ cross, std::int64_t ni,
                                    std::int64_t nall, const double* __restrict__ norm,
-                                   const std::int64_t* __restrict__ gidx, bool fit_scale,
-                                   std::int64_t k, std::int64_t* index, double* cost) {
+                                   std::int64_t first, bool fit_scale, std::int64_t k,
+                                   std::int64_t* index, double* cost) {
   const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (i >= ni) return;
   double worst_c = cost[(k - 1) * ni + i];
@@ -91,7 +86,7 @@ __global__ void topk_update_kernel(const double* __restrict__ cross, std::int64_
     const double c = cross[r * ni + i];
     const double n = norm[r];
     const double value = fit_scale ? -fmax(0.0, c) / sqrt(fmax(n, 1e-300)) : n - 2.0 * c;
-    const std::int64_t g = gidx[r];
+    const std::int64_t g = first + r;
     // (value, g) ranks before the entry (bc, bi): lower cost, or equal cost and lower index.
     const auto before = [&](double bc, std::int64_t bi) {
       return value < bc || (value == bc && (bi < 0 || g < bi));
@@ -118,9 +113,9 @@ void launch_slice_points(const double* positions, const double* rot, std::int64_
                          std::int64_t npix, double scale, T* x, T* y, T* z, cudaStream_t stream) {
   const std::int64_t n = nb * npix;
   if (n == 0) return;
-  slice_points_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(positions, rot, n, npix, scale, x,
+  slice_points_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(positions, rot, n, npix, scale, x,
                                                                y, z);
-  MTIP_CUDA_CHECK_LAUNCH("slice_points_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("slice_points_kernel");
 }
 
 template <typename T>
@@ -129,31 +124,31 @@ void launch_weighted_slices(const T* values, const float* w, std::int64_t nb, st
   if (nb == 0) return;
   weighted_slices_kernel<T><<<static_cast<unsigned>(nb), kThreads, 0, stream>>>(values, w, npix,
                                                                                 sw, norm);
-  MTIP_CUDA_CHECK_LAUNCH("weighted_slices_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("weighted_slices_kernel");
 }
 
 void launch_widen(const float* in, double* out, std::int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  widen_kernel<<<grid_for(n), kThreads, 0, stream>>>(in, out, n);
-  MTIP_CUDA_CHECK_LAUNCH("widen_kernel");
+  widen_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, n);
+  NUFFTMP_CUDA_CHECK_LAUNCH("widen_kernel");
 }
 
 void launch_topk_reset(std::int64_t* index, double* cost, std::int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  topk_reset_kernel<<<grid_for(n), kThreads, 0, stream>>>(index, cost, n);
-  MTIP_CUDA_CHECK_LAUNCH("topk_reset_kernel");
+  topk_reset_kernel<<<blocks_for(n), kThreads, 0, stream>>>(index, cost, n);
+  NUFFTMP_CUDA_CHECK_LAUNCH("topk_reset_kernel");
 }
 
 void launch_topk_update(const double* cross, std::int64_t ni, std::int64_t nall,
-                        const double* norm, const std::int64_t* gidx, bool fit_scale,
-                        std::int64_t k, std::int64_t* index, double* cost, cudaStream_t stream) {
+                        const double* norm, std::int64_t first, bool fit_scale, std::int64_t k,
+                        std::int64_t* index, double* cost, cudaStream_t stream) {
   if (ni == 0 || nall == 0) return;
   // Small blocks: ni is a few thousand images, and more blocks spread them over more SMs.
   constexpr int threads = 64;
   const unsigned blocks = static_cast<unsigned>((ni + threads - 1) / threads);
-  topk_update_kernel<<<blocks, threads, 0, stream>>>(cross, ni, nall, norm, gidx, fit_scale, k,
+  topk_update_kernel<<<blocks, threads, 0, stream>>>(cross, ni, nall, norm, first, fit_scale, k,
                                                      index, cost);
-  MTIP_CUDA_CHECK_LAUNCH("topk_update_kernel");
+  NUFFTMP_CUDA_CHECK_LAUNCH("topk_update_kernel");
 }
 
 template void launch_slice_points<float>(const double*, const double*, std::int64_t, std::int64_t,

@@ -1,5 +1,5 @@
-// The device kernels of orientation matching on the GPU (match_gpu.cpp), behind launchers the
-// host compiler can call. All are ordered on `stream` and return without synchronising.
+// The device kernels of orientation matching on the GPU (matcher_gpu.cpp) and of the slice
+// points of merging (merger_gpu.cpp), behind launchers the host compiler can call. All are ordered on `stream` and return without synchronising.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,11 +29,12 @@ void launch_widen(const float* in, double* out, std::int64_t n, cudaStream_t str
 void launch_topk_reset(std::int64_t* index, double* cost, std::int64_t n, cudaStream_t stream);
 
 // Merges one batch of nall references into each image's sorted k-best list. cross: ni x nall
-// column-major (cross[r * ni + i] = b_i . (w s_r)); norm[r] = ||s_r||_w^2; gidx[r]: the global
-// reference index. The cost and the tie rule are those of the host path (matching.cpp):
-// ||s||^2 - 2 b.s, or -(b.s)_+ / ||s|| with fit_scale; of equal costs the lower index first.
+// column-major (cross[r * ni + i] = b_i . (w s_r)); norm[r] = ||s_r||_w^2; the batch holds the
+// references first .. first + nall - 1. The cost and the tie rule are those of the host path
+// (matching.cpp): ||s||^2 - 2 b.s, or -(b.s)_+ / ||s|| with fit_scale; of equal costs the
+// lower index first.
 void launch_topk_update(const double* cross, std::int64_t ni, std::int64_t nall,
-                        const double* norm, const std::int64_t* gidx, bool fit_scale,
-                        std::int64_t k, std::int64_t* index, double* cost, cudaStream_t stream);
+                        const double* norm, std::int64_t first, bool fit_scale, std::int64_t k,
+                        std::int64_t* index, double* cost, cudaStream_t stream);
 
 }  // namespace nufftmp::mtip::detail
