@@ -11,6 +11,7 @@
 #   compare  scripts/device_setpts.sh stages compare (set_points stages, compare.sh public,
 #            cluster, sweep)
 #   mtip     scripts/device_mtip.sh run              (a generation at issue 5's size)
+#   mtipdemo scripts/device_mtip.sh run demo         (and the quickstart demo, seeds 11-14)
 #   type3    scripts/device_type3.sh bench           (T1-T4 against cuperftest --type 3)
 #   python   scripts/device_python.sh                (CuPy/PyTorch tests, overhead, cases)
 #   ewald    scripts/device_ewald.sh bench           (energy + forces timings)
@@ -58,6 +59,7 @@ for s in "${steps[@]}"; do
     execute) topic execute device_execute.sh bench cuf ;;
     compare) topic compare device_setpts.sh stages compare ;;
     mtip) topic mtip device_mtip.sh run ;;
+    mtipdemo) topic mtip device_mtip.sh run demo ;;
     type3) topic type3 device_type3.sh bench ;;
     python) topic python device_python.sh ;;
     ewald) topic ewald device_ewald.sh bench ;;

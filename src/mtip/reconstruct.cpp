@@ -62,6 +62,7 @@ std::vector<GenerationReport> Run<T>::generations() {
     const auto all_orient =
         dist::gather_to_root(*ctx_, mine.data(), static_cast<std::int64_t>(mine.size()));
     // 5a. Truth-free measures: half-set shell correlation, orientations' change.
+    const auto t_score = Clock::now();
     convergence_stage(g, all_orient);
     g.cg_capped = capped_;
     if (capped_ > 0)
@@ -71,7 +72,11 @@ std::vector<GenerationReport> Run<T>::generations() {
            gen, capped_, merges_, merge_opts_.max_iter, capped_residual_, merge_opts_.tol);
     std::vector<double> aligned;
     score_stage(g, all_orient, aligned);
+    // The half-set merges are timed on their own (halfset_ms).
+    g.scoring_ms = ms_since(t_score) - g.halfset_ms;
+    const auto t_files = Clock::now();
     write_stage(g, all_orient, aligned);
+    g.files_ms = ms_since(t_files);
     g.total_ms = ms_since(t0);
     report_line(g);
     reports.push_back(g);

@@ -143,6 +143,7 @@ void Run<T>::report_line(const GenerationReport& g) const {
       g.generation, ro_.generations, g.slicing_ms / 1e3, g.matching_ms / 1e3,
       g.merging_ms / 1e3, g.cg_iterations, g.cg_residual, g.phasing_ms / 1e3, g.fourier_error,
       g.total_ms / 1e3, backend_name(g.engine));
+  say(" (scores %.3f s, files %.3f s)", g.scoring_ms / 1e3, g.files_ms / 1e3);
   say(", NUFFTs %.3f s of %.3f s", g.nufft_ms / 1e3,
       (g.slicing_ms + g.matching_ms + g.merging_ms) / 1e3);
   if (g.n_ref > 0) say(", %lld refs, q cut %.2f", (long long)g.n_ref, g.q_cut);

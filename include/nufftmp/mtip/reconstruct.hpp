@@ -137,8 +137,10 @@ struct GenerationReport {
   // Time in NUFFTs (set_points and execute) within the three stages above: the reference
   // slices and every merge's two type 1 transforms.
   double nufft_ms = 0;
-  // The whole generation: the stages above, the scores against the truth (rank 0) and the
-  // result and checkpoint files.
+  // The truth-free measures and the scores against the truth (rank 0), and the result,
+  // checkpoint and best-generation files (rank 0, durable writes).
+  double scoring_ms = 0, files_ms = 0;
+  // The whole generation: the stages above, the scores and the files.
   double total_ms = 0;
   int cg_iterations = 0;
   double cg_residual = 0, fourier_error = 0;
