@@ -53,6 +53,11 @@ class NumpyArrays:
     def current_stream(device):
         return None
 
+    @staticmethod
+    def current_stream_object(device):
+        """The current stream as the library's object (kept alive by the plan), or None."""
+        return None
+
 
 class CupyArrays(NumpyArrays):
     on_device = True
@@ -86,6 +91,12 @@ class CupyArrays(NumpyArrays):
         import cupy
         with cupy.cuda.Device(device):
             return cupy.cuda.get_current_stream().ptr
+
+    @staticmethod
+    def current_stream_object(device):
+        import cupy
+        with cupy.cuda.Device(device):
+            return cupy.cuda.get_current_stream()
 
 
 def _torch_dtypes():
@@ -139,6 +150,11 @@ class TorchArrays:
     def current_stream(device):
         import torch
         return torch.cuda.current_stream(device).cuda_stream
+
+    @staticmethod
+    def current_stream_object(device):
+        import torch
+        return torch.cuda.current_stream(device)
 
 
 class CudaArrayInterface:
@@ -205,6 +221,10 @@ class CudaArrayInterface:
 
     @staticmethod
     def current_stream(device):
+        return None
+
+    @staticmethod
+    def current_stream_object(device):
         return None
 
 

@@ -272,6 +272,11 @@ class Plan(PlanInfo):
         if isign is None:
             isign = -1 if nufft_type == 2 else 1
         self._isign = 1 if isign >= 0 else -1
+        # The stream object the plan runs on is kept as long as the plan: the C++ plan frees its
+        # buffers on that stream when it goes, and a CuPy stream destroyed first (a test's local
+        # variables go in any order) made that free a use after destroy (a segfault on the
+        # H200). Kept after _inner in __dict__, so the plan goes first.
+        self._stream_owner = kwargs.get("gpu_stream")
         self._opts, self._fixed_device, self._fixed_stream = make_options(kwargs)
         self._eps_clamped = clamp_eps(eps)
         self._eps = float(eps)
@@ -375,6 +380,8 @@ class Plan(PlanInfo):
             else:
                 stream = _caller_stream(ad, first, dev)
                 stream = 0 if stream is None else stream
+                if ad is not _arrays.CudaArrayInterface:
+                    self._stream_owner = ad.current_stream_object(dev)
             self._make_inner(True, dev, stream)
         else:
             self._make_inner(False, -1, 0)
@@ -537,6 +544,7 @@ class Plan(PlanInfo):
             raise RuntimeError("setpts must be called before execute_adjoint")
         if self._adjoint is None:
             adj = Plan.__new__(Plan)
+            adj._inner = None  # first in __dict__: it goes before the stream it runs on
             adj.__dict__.update({k: v for k, v in self.__dict__.items()
                                  if k in ("_dtype", "_real_dtype", "_suffix", "_dim", "_n_modes",
                                           "_n_trans", "_tol", "_eps", "_eps_clamped",
@@ -550,6 +558,7 @@ class Plan(PlanInfo):
             adj._M = None
             adj._points = None
             adj._adjoint = None
+            adj._stream_owner = self._stream_owner
             adj._make_inner(self._on_device, self._device, self._stream)
             self._adjoint = adj
             self._set_adjoint_points()
