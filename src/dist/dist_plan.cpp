@@ -18,6 +18,7 @@
 #include "mpi_check.hpp"
 #include "rebalance.hpp"
 #include "nufftmp/dist.hpp"
+#include "common/stopwatch.hpp"
 
 namespace nufftmp::dist {
 
@@ -25,10 +26,8 @@ using detail::Param;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+using nufftmp::detail::Clock;
+using nufftmp::detail::ms_since;
 
 // Vectors per reduction step when the caller chose none: the whole batch for host memory (MPI
 // on host buffers does not progress while the CPU engine computes), about a quarter of it on

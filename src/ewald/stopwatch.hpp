@@ -1,15 +1,9 @@
-// Milliseconds since a time point: the solver's per-stage timings (host wall clock; device
-// stages synchronise before they return).
+// The solver's per-stage timings: the library's one stopwatch (common/stopwatch.hpp).
 #pragma once
 
-#include <chrono>
+#include "common/stopwatch.hpp"
 
 namespace nufftmp::ewald::detail {
-
-using Clock = std::chrono::steady_clock;
-
-inline double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
+using nufftmp::detail::Clock;
+using nufftmp::detail::ms_since;
 }  // namespace nufftmp::ewald::detail

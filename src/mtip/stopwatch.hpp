@@ -1,13 +1,9 @@
-// Wall-clock intervals of the M-TIP stages (milliseconds, steady clock).
+// The M-TIP stages' wall-clock intervals: the library's one stopwatch (common/stopwatch.hpp).
 #pragma once
 
-#include <chrono>
+#include "common/stopwatch.hpp"
 
 namespace nufftmp::mtip::detail {
-
-using Clock = std::chrono::steady_clock;
-inline double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
+using nufftmp::detail::Clock;
+using nufftmp::detail::ms_since;
 }  // namespace nufftmp::mtip::detail
