@@ -80,6 +80,20 @@ double covering_angle(const std::vector<Quaternion>& refs, int probes, std::uint
   return worst;
 }
 
+namespace {
+// Each pixel of a flat detector centred on the beam: its index (row-major, x fastest), its
+// position on the detector plane and its distance from the sample.
+template <typename F>
+void for_each_pixel(const Detector& det, F&& f) {
+  for (std::int64_t iy = 0; iy < det.ny; ++iy)
+    for (std::int64_t ix = 0; ix < det.nx; ++ix) {
+      const double px = (ix - 0.5 * (det.nx - 1)) * det.pixel_size;
+      const double py = (iy - 0.5 * (det.ny - 1)) * det.pixel_size;
+      f(iy * det.nx + ix, px, py, std::sqrt(px * px + py * py + det.distance * det.distance));
+    }
+}
+}  // namespace
+
 std::vector<double> pixel_positions_reciprocal(const Detector& det) {
   if (det.nx < 1 || det.ny < 1)
     throw Error(ErrorCode::InvalidArgument, "detector size nx = " + std::to_string(det.nx) +
@@ -92,17 +106,12 @@ std::vector<double> pixel_positions_reciprocal(const Detector& det) {
   const std::int64_t npix = det.nx * det.ny;
   std::vector<double> pos(static_cast<std::size_t>(3 * npix));
   const double k = 1.0 / det.wavelength;
-  for (std::int64_t iy = 0; iy < det.ny; ++iy)
-    for (std::int64_t ix = 0; ix < det.nx; ++ix) {
-      const double px = (ix - 0.5 * (det.nx - 1)) * det.pixel_size;
-      const double py = (iy - 0.5 * (det.ny - 1)) * det.pixel_size;
-      const double norm = std::sqrt(px * px + py * py + det.distance * det.distance);
-      // q = k_out - k_in with k_in = (0, 0, k): the Ewald sphere through the origin.
-      const std::int64_t p = iy * det.nx + ix;
-      pos[p] = k * px / norm;
-      pos[npix + p] = k * py / norm;
-      pos[2 * npix + p] = k * det.distance / norm - k;
-    }
+  for_each_pixel(det, [&](std::int64_t p, double px, double py, double norm) {
+    // q = k_out - k_in with k_in = (0, 0, k): the Ewald sphere through the origin.
+    pos[p] = k * px / norm;
+    pos[npix + p] = k * py / norm;
+    pos[2 * npix + p] = k * det.distance / norm - k;
+  });
   return pos;
 }
 
@@ -112,15 +121,10 @@ DetectorFactors detector_factors(const Detector& det) {
   DetectorFactors f;
   f.polarization.resize(static_cast<std::size_t>(npix));
   f.solid_angle.resize(static_cast<std::size_t>(npix));
-  for (std::int64_t iy = 0; iy < det.ny; ++iy)
-    for (std::int64_t ix = 0; ix < det.nx; ++ix) {
-      const double px = (ix - 0.5 * (det.nx - 1)) * det.pixel_size;
-      const double py = (iy - 0.5 * (det.ny - 1)) * det.pixel_size;
-      const double r = std::sqrt(px * px + py * py + det.distance * det.distance);
-      const std::int64_t p = iy * det.nx + ix;
-      f.polarization[p] = 1 - (px / r) * (px / r);
-      f.solid_angle[p] = det.pixel_size * det.pixel_size * det.distance / (r * r * r);
-    }
+  for_each_pixel(det, [&](std::int64_t p, double px, double, double r) {
+    f.polarization[p] = 1 - (px / r) * (px / r);
+    f.solid_angle[p] = det.pixel_size * det.pixel_size * det.distance / (r * r * r);
+  });
   return f;
 }
 
