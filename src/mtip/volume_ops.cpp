@@ -234,6 +234,9 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
   constexpr double kTwoPi = 6.283185307179586476925;
   // Circular centre of mass per axis (the phase of the first Fourier coefficient), moved to
   // the lattice origin: the rotation is about the molecule, not about a wrapped-around piece.
+  // The phase factors once per index, not per voxel (3 M^3 sin/cos), summed in the same order.
+  std::vector<std::complex<double>> phase(static_cast<std::size_t>(M));
+  for (std::int64_t c = 0; c < M; ++c) phase[c] = std::polar(1.0, kTwoPi * c / M);
   std::int64_t shift[3];
   for (int d = 0; d < 3; ++d) {
     std::complex<double> s = 0;
@@ -241,7 +244,7 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
       for (std::int64_t j = 0; j < M; ++j)
         for (std::int64_t i = 0; i < M; ++i) {
           const std::int64_t c = d == 0 ? i : d == 1 ? j : k;
-          s += rho[(k * M + j) * M + i] * std::polar(1.0, kTwoPi * c / M);
+          s += rho[(k * M + j) * M + i] * phase[c];
         }
     const double centre = std::arg(s) / kTwoPi * M;  // index, modulo M
     shift[d] = static_cast<std::int64_t>(std::llround(centre)) - h;
@@ -254,21 +257,38 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
             rho[(wrap(k + shift[2], M) * M + wrap(j + shift[1], M)) * M + wrap(i + shift[0], M)];
   // out(r) = rho(G r): its spectrum is the Fourier series F(x) = sum_n rho_n e^{-i n.x} of rho
   // read at the rotated frequencies, sum_r rho(G r) e^{-i k.r} = F(G k), i.e. at
-  // x = G (2 pi k / M) (inside [-3pi, 3pi)).
+  // x = G (2 pi k / M) (inside [-3pi, 3pi)). The corners of the cube (|k| > M/2) rotate in
+  // from outside the lattice's band (aliases), so only the inscribed ball is kept, and only
+  // its points are evaluated; of a pair k, -k only the one later in the lattice's order (the
+  // spectrum of a real density is Hermitian: F(-x) = conj F(x)). A quarter of the cube.
+  const auto fft_index = [M](std::int64_t i, std::int64_t j, std::int64_t k) {
+    return (centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M);
+  };
+  // 0: outside the ball, 1: evaluated, 2: the mirror of an evaluated point (index 2h - i per
+  // axis; for even M the index 0 (-h) has none).
+  const auto role = [M, h](std::int64_t i, std::int64_t j, std::int64_t k, double r2) {
+    if (4 * r2 > double(M * M)) return 0;
+    const std::int64_t i2 = 2 * h - i, j2 = 2 * h - j, k2 = 2 * h - k;
+    if (i2 >= M || j2 >= M || k2 >= M) return 1;
+    return (k * M + j) * M + i >= (k2 * M + j2) * M + i2 ? 1 : 2;
+  };
   const std::vector<std::complex<double>> vals =
-      rotated_series(M, g, -1, f, [](auto, auto, auto, double) { return true; }).values;
-  // Back to real space: the corners of the cube (|k| > M/2) rotate in from outside the
-  // lattice's band (aliases), so only the inscribed ball is kept.
+      rotated_series(M, g, -1, f, [&](std::int64_t i, std::int64_t j, std::int64_t k, double r2) {
+        return role(i, j, k, r2) == 1;
+      }).values;
+  // Back to real space, in the order rotated_series visited the points.
   Fft3d<double> fft(M, M, M);
   std::fill(fft.data(), fft.data() + n, std::complex<double>(0));
-  for (std::int64_t k = 0; k < M; ++k)
-    for (std::int64_t j = 0; j < M; ++j)
-      for (std::int64_t i = 0; i < M; ++i) {
-        const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
-        if (4 * r2 > double(M * M)) continue;
-        fft.data()[(centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M)] =
-            vals[(k * M + j) * M + i];
-      }
+  std::size_t next = 0;
+  for (int pass = 1; pass <= 2; ++pass)
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i) {
+          const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
+          if (role(i, j, k, r2) != pass) continue;
+          fft.data()[fft_index(i, j, k)] =
+              pass == 1 ? vals[next++] : std::conj(fft.data()[fft_index(2 * h - i, 2 * h - j, 2 * h - k)]);
+        }
   fft.backward();
   std::vector<double> out(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < M; ++k)
