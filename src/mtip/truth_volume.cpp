@@ -5,8 +5,8 @@
 
 #include "dist/agree.hpp"
 #include "h5_handle.hpp"
+#include "lattice_series.hpp"
 #include "nufftmp/mtip.hpp"
-#include "nufftmp/plan.hpp"
 
 namespace nufftmp::mtip {
 
@@ -206,14 +206,8 @@ TruthIntensityScores truth_intensity_scores(const std::vector<double>& ac_rec, s
   }
   const std::int64_t n = static_cast<std::int64_t>(b.size());
   if (n == 0) return out;
-  Options o;
-  o.backend = Backend::Cpu;
-  o.modeord = 0;
-  Plan<double> plan(2, {M, M, M}, +1, 1, 1e-9, o);
-  const std::int64_t ne = static_cast<std::int64_t>(x.size());
-  plan.set_points_host(ne, x.data(), y.data(), z.data());
-  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end()), vals(ne);
-  plan.execute_host(vals.data(), f.data());
+  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end());
+  const auto vals = detail::lattice_series(M, +1, f, x, y, z);
   std::vector<double> a(n), w(n);
   for (std::int64_t q = 0; q < n; ++q) {
     const std::int64_t p = kept[q];

@@ -6,8 +6,8 @@
 #include <complex>
 
 #include "fft3d.hpp"
+#include "lattice_series.hpp"
 #include "nufftmp/mtip.hpp"
-#include "nufftmp/plan.hpp"
 #include "toeplitz_side.hpp"
 
 namespace nufftmp::mtip {
@@ -89,41 +89,54 @@ double aligned_correlation(const std::vector<double>& rec, const std::vector<dou
   check_cube(rec, M, "reconstruction");
   check_cube(ref, M, "reference");
   const std::int64_t n = M * M * M;
-  // Spectrum of the reference, once; circular cross-correlation with each candidate.
-  Fft3d<double> fref(M, M, M), fc(M, M, M);
-  for (std::int64_t i = 0; i < n; ++i) fref.data()[i] = ref[i];
-  fref.forward();
+  // Both spectra from one FFT of ref + i rec (both real): Z = R + i C, and since a real
+  // array's spectrum is Hermitian (X[-m] = conj X[m]), R = (Z[m] + conj Z[-m]) / 2 and
+  // C = (Z[m] - conj Z[-m]) / 2i.
+  Fft3d<double> z(M, M, M), corr(M, M, M);
+  for (std::int64_t i = 0; i < n; ++i) z.data()[i] = {ref[i], rec[i]};
+  z.forward();
+  // The circular cross-correlations C(s) = sum_r cand(r + s) ref(r) of both candidates, rec and
+  // its inversion rec(-r) (spectrum conj C): spectra C conj R and conj C conj R, those of real
+  // arrays, so one backward FFT of A + i B gives both (real part, imaginary part).
+  std::vector<std::int64_t> neg(static_cast<std::size_t>(M));  // -c modulo M, per axis
+  for (std::int64_t c = 0; c < M; ++c) neg[c] = wrap(-c, M);
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const std::int64_t m = (k * M + j) * M + i;
+        const std::complex<double> zm = z.data()[m],
+                                   zn = std::conj(z.data()[(neg[k] * M + neg[j]) * M + neg[i]]);
+        const std::complex<double> R = 0.5 * (zm + zn), C = std::complex<double>(0, -0.5) * (zm - zn);
+        corr.data()[m] = C * std::conj(R) + std::complex<double>(0, 1) * (std::conj(C) * std::conj(R));
+      }
+  corr.backward();
   double best = -2;
-  std::vector<double> cand(n), best_copy;
+  std::vector<double> shifted(n), best_copy;
+  std::vector<std::int64_t> src[3];  // per axis: the index of rec read at each index
   for (int inverted = 0; inverted < 2; ++inverted) {
-    for (std::int64_t k = 0; k < M; ++k)
-      for (std::int64_t j = 0; j < M; ++j)
-        for (std::int64_t i = 0; i < M; ++i) {
-          // Inversion about any centre differs from this one by a translation, which the
-          // shift search below absorbs.
-          const std::int64_t src =
-              inverted ? (wrap(-k, M) * M + wrap(-j, M)) * M + wrap(-i, M) : (k * M + j) * M + i;
-          cand[(k * M + j) * M + i] = rec[src];
-        }
-    for (std::int64_t i = 0; i < n; ++i) fc.data()[i] = cand[i];
-    fc.forward();
-    // C(s) = sum_r cand(r + s) ref(r): spectrum FFT(cand) conj(FFT(ref)).
-    for (std::int64_t i = 0; i < n; ++i) fc.data()[i] *= std::conj(fref.data()[i]);
-    fc.backward();
+    const auto c_at = [&](std::int64_t i) {
+      return inverted ? corr.data()[i].imag() : corr.data()[i].real();
+    };
     std::int64_t s = 0;
     for (std::int64_t i = 1; i < n; ++i)
-      if (fc.data()[i].real() > fc.data()[s].real()) s = i;
-    const std::int64_t sx = s % M, sy = (s / M) % M, sz = s / (M * M);
-    std::vector<double> shifted(n);
+      if (c_at(i) > c_at(s)) s = i;
+    // The candidate shifted by s: cand(r + s), cand(r) = rec(r) or rec(-r). (Inversion about
+    // any centre differs from this one by a translation, which the shift search absorbs.)
+    const std::int64_t shift[3] = {s % M, (s / M) % M, s / (M * M)};
+    for (int d = 0; d < 3; ++d) {
+      src[d].resize(static_cast<std::size_t>(M));
+      for (std::int64_t c = 0; c < M; ++c)
+        src[d][c] = inverted ? wrap(-(c + shift[d]), M) : wrap(c + shift[d], M);
+    }
     for (std::int64_t k = 0; k < M; ++k)
       for (std::int64_t j = 0; j < M; ++j)
         for (std::int64_t i = 0; i < M; ++i)
-          shifted[(k * M + j) * M + i] =
-              cand[(wrap(k + sz, M) * M + wrap(j + sy, M)) * M + wrap(i + sx, M)];
+          shifted[(k * M + j) * M + i] = rec[(src[2][k] * M + src[1][j]) * M + src[0][i]];
     const double c = correlation(shifted, ref);
     if (c > best) {
       best = c;
       best_copy.swap(shifted);
+      shifted.resize(static_cast<std::size_t>(n));
     }
   }
   if (aligned) *aligned = std::move(best_copy);
@@ -138,7 +151,7 @@ namespace nufftmp::mtip {
 namespace {
 // The centred lattice frequencies 2 pi (n - M/2) / M (x fastest) rotated by g, at the lattice
 // points with keep(i, j, k, r2) (r2 = |n - M/2|^2); then the Fourier series of the centred
-// M^3 array f evaluated there with the given sign (a CPU type 2 NUFFT at 1e-9).
+// M^3 array f evaluated there with the given sign (lattice_series.hpp).
 struct RotatedSamples {
   std::vector<double> x, y, z;
   std::vector<std::complex<double>> values;
@@ -160,14 +173,7 @@ RotatedSamples rotated_series(std::int64_t M, const Quaternion& g, int isign,
         r.y.push_back(m[3] * a + m[4] * b + m[5] * c);
         r.z.push_back(m[6] * a + m[7] * b + m[8] * c);
       }
-  Options o;
-  o.backend = Backend::Cpu;
-  o.modeord = 0;
-  Plan<double> plan(2, {M, M, M}, isign, 1, 1e-9, o);
-  const std::int64_t np = static_cast<std::int64_t>(r.x.size());
-  plan.set_points_host(np, r.x.data(), r.y.data(), r.z.data());
-  r.values.resize(r.x.size());
-  plan.execute_host(r.values.data(), f.data());
+  r.values = detail::lattice_series(M, isign, f, r.x, r.y, r.z);
   return r;
 }
 }  // namespace
