@@ -1,6 +1,6 @@
 // The scores' one NUFFT (volume_ops.cpp, truth_volume.cpp): the Fourier series
 // sum_n f_n e^{isign i n.x} of a centred M^3 array (x fastest) at points x, y, z (radians per
-// lattice step), by a type 2 on the CPU at 1e-9 (the scores are rank 0's host work on any
+// lattice step), by a type 2 on the CPU at 1e-6 (the scores are rank 0's host work on any
 // engine).
 #pragma once
 
