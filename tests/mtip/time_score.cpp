@@ -46,10 +46,8 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 2 ? std::atoll(argv[2]) : 2000;
   const std::int64_t atoms = argc > 3 ? std::atoll(argv[3]) : 200;
   const int repeats = argc > 4 ? std::atoi(argv[4]) : 3;
-  Detector det;
-  det.nx = det.ny = 128;
-  det.pixel_size = 0.5e-3;
-  det.distance = 0.06;
+  Detector det;  // scripts/device_mtip.sh's: 128^2 pixels of 0.5 mm at 6 cm
+  det.nx = det.ny = 128, det.pixel_size = 0.5e-3, det.distance = 0.06;
   const auto pos = pixel_positions_reciprocal(det);
   const double scale = reciprocal_scale(pos);
   const std::int64_t npix = det.nx * det.ny;
