@@ -58,7 +58,8 @@ void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_ori
       stats[0] = aligned_correlation(rotate ? rotate_density(st_.density, M, frame) : st_.density,
                                      in_.truth, M, &aligned);
     }
-    const TruthIntensityScores s = truth_intensity_scores(st_.ac, M, in_.scale, frame, truth, in_.q_low);
+    const TruthIntensityScores s =
+        truth_intensity_scores(st_.ac, M, in_.scale, frame, truth, in_.q_low);
     stats[1] = s.isotropic;
     stats[2] = s.anisotropic;
   });

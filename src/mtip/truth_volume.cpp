@@ -89,9 +89,9 @@ std::vector<double> recentre(const std::vector<double>& v, std::int64_t N, std::
 
 TruthModel truth_from_density(std::vector<double> density, std::int64_t M, double scale) {
   if (M < 1 || static_cast<std::int64_t>(density.size()) != M * M * M)
-    throw Error(ErrorCode::InvalidArgument, "truth_from_density: the density has " +
-                                                std::to_string(density.size()) +
-                                                " values, expected M^3 = " + std::to_string(M) + "^3");
+    throw Error(ErrorCode::InvalidArgument,
+                "truth_from_density: the density has " + std::to_string(density.size()) +
+                    " values, expected M^3 = " + std::to_string(M) + "^3");
   TruthModel t;
   t.density = std::move(density);
   t.kind = TruthModel::Kind::Density;

@@ -98,16 +98,17 @@ double aligned_correlation(const std::vector<double>& rec, const std::vector<dou
   // The circular cross-correlations C(s) = sum_r cand(r + s) ref(r) of both candidates, rec and
   // its inversion rec(-r) (spectrum conj C): spectra C conj R and conj C conj R, those of real
   // arrays, so one backward FFT of A + i B gives both (real part, imaginary part).
+  const std::complex<double> I(0, 1);
   std::vector<std::int64_t> neg(static_cast<std::size_t>(M));  // -c modulo M, per axis
   for (std::int64_t c = 0; c < M; ++c) neg[c] = wrap(-c, M);
   for (std::int64_t k = 0; k < M; ++k)
     for (std::int64_t j = 0; j < M; ++j)
       for (std::int64_t i = 0; i < M; ++i) {
         const std::int64_t m = (k * M + j) * M + i;
-        const std::complex<double> zm = z.data()[m],
-                                   zn = std::conj(z.data()[(neg[k] * M + neg[j]) * M + neg[i]]);
-        const std::complex<double> R = 0.5 * (zm + zn), C = std::complex<double>(0, -0.5) * (zm - zn);
-        corr.data()[m] = C * std::conj(R) + std::complex<double>(0, 1) * (std::conj(C) * std::conj(R));
+        const std::complex<double> zm = z.data()[m];
+        const std::complex<double> zn = std::conj(z.data()[(neg[k] * M + neg[j]) * M + neg[i]]);
+        const std::complex<double> R = 0.5 * (zm + zn), C = I * -0.5 * (zm - zn);
+        corr.data()[m] = C * std::conj(R) + I * (std::conj(C) * std::conj(R));
       }
   corr.backward();
   double best = -2;
@@ -292,8 +293,9 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
         for (std::int64_t i = 0; i < M; ++i) {
           const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
           if (role(i, j, k, r2) != pass) continue;
-          fft.data()[fft_index(i, j, k)] =
-              pass == 1 ? vals[next++] : std::conj(fft.data()[fft_index(2 * h - i, 2 * h - j, 2 * h - k)]);
+          std::complex<double>& v = fft.data()[fft_index(i, j, k)];
+          v = pass == 1 ? vals[next++]
+                        : std::conj(fft.data()[fft_index(2 * h - i, 2 * h - j, 2 * h - k)]);
         }
   fft.backward();
   std::vector<double> out(static_cast<std::size_t>(n));
