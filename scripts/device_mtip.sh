@@ -87,7 +87,10 @@ if want run; then
     extra=(--no-half-sets --free-fraction 0 --no-cg-precondition)
     [ "$r" = continue ] && extra+=(--phase-continue)
     [ "$r" = realdata ] && extra=()
-    timeout 240 mpirun -np 1 "$BUILD/apps/nufftmp-mtip" --input "$DATA/data.h5" \
+    # MTIP_MPIRUN_ARGS, e.g. "--bind-to none": Open MPI binds one rank to one core, so its
+    # OpenMP threads (the host scores' NUFFTs, FFTW) share that core.
+    # shellcheck disable=SC2086
+    timeout 240 mpirun -np 1 ${MTIP_MPIRUN_ARGS:-} "$BUILD/apps/nufftmp-mtip" --input "$DATA/data.h5" \
       --output "$DATA/$r.h5" --generations 2 --n-ref 10000 --phase-cycles 1 --q-ramp 1 \
       --match-iter 1 --cg-iter 20 --overwrite "${extra[@]}" > "$LOG/mtip_$r.log" 2>&1
     summary+=("mtip $r rc=$? in $(( $(date +%s) - t0 )) s")

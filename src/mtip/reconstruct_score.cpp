@@ -58,8 +58,10 @@ void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_ori
       stats[0] = aligned_correlation(rotate ? rotate_density(st_.density, M, frame) : st_.density,
                                      in_.truth, M, &aligned);
     }
-    stats[1] = truth_intensity_correlation(st_.ac, M, in_.scale, frame, truth, false, in_.q_low);
-    stats[2] = truth_intensity_correlation(st_.ac, M, in_.scale, frame, truth, true, in_.q_low);
+    const TruthIntensityScores s =
+        truth_intensity_scores(st_.ac, M, in_.scale, frame, truth, in_.q_low);
+    stats[1] = s.isotropic;
+    stats[2] = s.anisotropic;
   });
   dist::detail::bcast(comm_, stats, 6, 0);
   g.correlation = stats[0];

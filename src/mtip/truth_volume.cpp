@@ -5,8 +5,8 @@
 
 #include "dist/agree.hpp"
 #include "h5_handle.hpp"
+#include "lattice_series.hpp"
 #include "nufftmp/mtip.hpp"
-#include "nufftmp/plan.hpp"
 
 namespace nufftmp::mtip {
 
@@ -24,15 +24,44 @@ double lattice_radius(const double* y, double scale, std::int64_t M) {
 void sample_lattice(TruthModel& t, std::int64_t M, double scale) {
   const auto I = intensity_from_ac(autocorrelation(t.density, M), M);
   const std::int64_t h = M / 2;
+  // The ball's running index of each lattice point (-1 outside), for the mirrors.
+  std::vector<std::int64_t> index(static_cast<std::size_t>(M * M * M), -1);
   for (std::int64_t k = 0; k < M; ++k)
     for (std::int64_t j = 0; j < M; ++j)
       for (std::int64_t i = 0; i < M; ++i) {
         const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
         if (4 * r2 > double(M * M)) continue;
+        index[(k * M + j) * M + i] = static_cast<std::int64_t>(t.intensity.size());
         for (std::int64_t c : {i, j, k}) t.points.push_back(kTwoPi * (c - h) / (M * scale));
         t.intensity.push_back(I[(k * M + j) * M + i]);
         t.radius_group.push_back(static_cast<std::int64_t>(r2));
       }
+  // -n is the lattice index 2h - i per axis; for even M the index -h has no mirror.
+  t.mirror.assign(t.intensity.size(), -1);
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const std::int64_t p = index[(k * M + j) * M + i];
+        const std::int64_t i2 = 2 * h - i, j2 = 2 * h - j, k2 = 2 * h - k;
+        if (p < 0 || i2 >= M || j2 >= M || k2 >= M) continue;
+        t.mirror[p] = index[(k2 * M + j2) * M + i2];
+      }
+}
+
+// Pearson correlation of a and b with weights w (0 without spread or weight).
+double weighted_correlation(const std::vector<double>& a, const std::vector<double>& b,
+                            const std::vector<double>& w) {
+  const std::size_t n = a.size();
+  double sw = 0, mean_a = 0, mean_b = 0;
+  for (std::size_t p = 0; p < n; ++p) sw += w[p], mean_a += w[p] * a[p], mean_b += w[p] * b[p];
+  if (!(sw > 0)) return 0;
+  mean_a /= sw, mean_b /= sw;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    const double da = a[p] - mean_a, db = b[p] - mean_b;
+    sab += w[p] * da * db, saa += w[p] * da * da, sbb += w[p] * db * db;
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
 }
 
 // A real N^3 density centred into M^3 (index i <-> position i - N/2 on both), or empty when
@@ -57,6 +86,18 @@ std::vector<double> recentre(const std::vector<double>& v, std::int64_t N, std::
 }
 
 }  // namespace
+
+TruthModel truth_from_density(std::vector<double> density, std::int64_t M, double scale) {
+  if (M < 1 || static_cast<std::int64_t>(density.size()) != M * M * M)
+    throw Error(ErrorCode::InvalidArgument,
+                "truth_from_density: the density has " + std::to_string(density.size()) +
+                    " values, expected M^3 = " + std::to_string(M) + "^3");
+  TruthModel t;
+  t.density = std::move(density);
+  t.kind = TruthModel::Kind::Density;
+  sample_lattice(t, M, scale);
+  return t;
+}
 
 TruthModel read_truth(MPI_Comm comm, const std::string& path, const DataInfo& info, std::int64_t M,
                       double scale, double q_max) {
@@ -128,66 +169,72 @@ TruthModel read_truth(MPI_Comm comm, const std::string& path, const DataInfo& in
         note << "volume " << N << "^3 " << (N < M ? "zero-padded" : "cropped") << " to " << M
              << "^3 (same voxel) for the scores";
       }
-      t.kind = TruthModel::Kind::Density;
-      sample_lattice(t, M, scale);
+      t = truth_from_density(std::move(t.density), M, scale);
     }
     t.note = note.str();
   });
   return t;
 }
 
-double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64_t M, double scale,
-                                   const Quaternion& g, const TruthModel& truth, bool anisotropic,
-                                   double q_low) {
-  if (truth.kind == TruthModel::Kind::None || truth.intensity.empty()) return -2;
+TruthIntensityScores truth_intensity_scores(const std::vector<double>& ac_rec, std::int64_t M,
+                                            double scale, const Quaternion& g,
+                                            const TruthModel& truth, double q_low) {
+  TruthIntensityScores out;
+  if (truth.kind == TruthModel::Kind::None || truth.intensity.empty()) return out;
   if (static_cast<std::int64_t>(ac_rec.size()) != M * M * M)
     throw Error(ErrorCode::InvalidArgument, "truth_intensity_correlation: ac is not M^3");
   const auto m = quat_to_matrix(g);
+  const bool mirrored = truth.mirror.size() == truth.intensity.size();
+  // The kept points (p: their index in the truth), and those of them evaluated: a point whose
+  // mirror -y is a truth point too takes its value from the one of the pair with the larger
+  // index (the reconstruction's intensity is even for a real ac: Re F(-x) = Re F(x)), which
+  // halves the NUFFT's points.
   std::vector<double> x, y, z, b, radius;
-  std::vector<std::int64_t> group;
+  std::vector<std::int64_t> group, kept, source(truth.intensity.size(), -1);
   for (std::size_t p = 0; p < truth.intensity.size(); ++p) {
     const double* v = truth.points.data() + 3 * p;
     if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < q_low * q_low) continue;
-    x.push_back(scale * (m[0] * v[0] + m[1] * v[1] + m[2] * v[2]));
-    y.push_back(scale * (m[3] * v[0] + m[4] * v[1] + m[5] * v[2]));
-    z.push_back(scale * (m[6] * v[0] + m[7] * v[1] + m[8] * v[2]));
+    kept.push_back(static_cast<std::int64_t>(p));
     b.push_back(truth.intensity[p]);
     radius.push_back(lattice_radius(v, scale, M));
     group.push_back(truth.radius_group[p]);
+    if (mirrored && truth.mirror[p] > static_cast<std::int64_t>(p)) continue;
+    source[p] = static_cast<std::int64_t>(x.size());
+    x.push_back(scale * (m[0] * v[0] + m[1] * v[1] + m[2] * v[2]));
+    y.push_back(scale * (m[3] * v[0] + m[4] * v[1] + m[5] * v[2]));
+    z.push_back(scale * (m[6] * v[0] + m[7] * v[1] + m[8] * v[2]));
   }
   const std::int64_t n = static_cast<std::int64_t>(b.size());
-  if (n == 0) return -2;
-  Options o;
-  o.backend = Backend::Cpu;
-  o.modeord = 0;
-  Plan<double> plan(2, {M, M, M}, +1, 1, 1e-9, o);
-  plan.set_points_host(n, x.data(), y.data(), z.data());
-  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end()), vals(n);
-  plan.execute_host(vals.data(), f.data());
+  if (n == 0) return out;
+  std::vector<std::complex<double>> f(ac_rec.begin(), ac_rec.end());
+  const auto vals = detail::lattice_series(M, +1, f, x, y, z);
   std::vector<double> a(n), w(n);
-  for (std::int64_t p = 0; p < n; ++p) a[p] = vals[p].real(), w[p] = radius[p] * radius[p];
-  if (anisotropic) {
-    std::int64_t ns = 0;
-    for (auto s : group) ns = std::max(ns, s + 1);
-    std::vector<double> ma(ns, 0), mb(ns, 0), cnt(ns, 0);
-    for (std::int64_t p = 0; p < n; ++p)
-      ma[group[p]] += a[p], mb[group[p]] += b[p], cnt[group[p]] += 1;
-    for (std::int64_t p = 0; p < n; ++p) {
-      const auto s = group[p];
-      a[p] -= ma[s] / cnt[s];
-      b[p] -= mb[s] / cnt[s];
-    }
+  for (std::int64_t q = 0; q < n; ++q) {
+    const std::int64_t p = kept[q];
+    a[q] = vals[source[p] >= 0 ? source[p] : source[truth.mirror[p]]].real();
+    w[q] = radius[q] * radius[q];
   }
-  double sw = 0, mean_a = 0, mean_b = 0;
-  for (std::int64_t p = 0; p < n; ++p) sw += w[p], mean_a += w[p] * a[p], mean_b += w[p] * b[p];
-  if (!(sw > 0)) return 0;
-  mean_a /= sw, mean_b /= sw;
-  double sab = 0, saa = 0, sbb = 0;
-  for (std::int64_t p = 0; p < n; ++p) {
-    const double da = a[p] - mean_a, db = b[p] - mean_b;
-    sab += w[p] * da * db, saa += w[p] * da * da, sbb += w[p] * db * db;
+  out.isotropic = weighted_correlation(a, b, w);
+  // Both with each shell's radial profile removed.
+  std::int64_t ns = 0;
+  for (auto s : group) ns = std::max(ns, s + 1);
+  std::vector<double> ma(ns, 0), mb(ns, 0), cnt(ns, 0);
+  for (std::int64_t q = 0; q < n; ++q)
+    ma[group[q]] += a[q], mb[group[q]] += b[q], cnt[group[q]] += 1;
+  for (std::int64_t q = 0; q < n; ++q) {
+    const auto s = group[q];
+    a[q] -= ma[s] / cnt[s];
+    b[q] -= mb[s] / cnt[s];
   }
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+  out.anisotropic = weighted_correlation(a, b, w);
+  return out;
+}
+
+double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64_t M, double scale,
+                                   const Quaternion& g, const TruthModel& truth, bool anisotropic,
+                                   double q_low) {
+  const TruthIntensityScores s = truth_intensity_scores(ac_rec, M, scale, g, truth, q_low);
+  return anisotropic ? s.anisotropic : s.isotropic;
 }
 
 }  // namespace nufftmp::mtip

@@ -6,8 +6,8 @@
 #include <complex>
 
 #include "fft3d.hpp"
+#include "lattice_series.hpp"
 #include "nufftmp/mtip.hpp"
-#include "nufftmp/plan.hpp"
 #include "toeplitz_side.hpp"
 
 namespace nufftmp::mtip {
@@ -89,41 +89,55 @@ double aligned_correlation(const std::vector<double>& rec, const std::vector<dou
   check_cube(rec, M, "reconstruction");
   check_cube(ref, M, "reference");
   const std::int64_t n = M * M * M;
-  // Spectrum of the reference, once; circular cross-correlation with each candidate.
-  Fft3d<double> fref(M, M, M), fc(M, M, M);
-  for (std::int64_t i = 0; i < n; ++i) fref.data()[i] = ref[i];
-  fref.forward();
+  // Both spectra from one FFT of ref + i rec (both real): Z = R + i C, and since a real
+  // array's spectrum is Hermitian (X[-m] = conj X[m]), R = (Z[m] + conj Z[-m]) / 2 and
+  // C = (Z[m] - conj Z[-m]) / 2i.
+  Fft3d<double> z(M, M, M), corr(M, M, M);
+  for (std::int64_t i = 0; i < n; ++i) z.data()[i] = {ref[i], rec[i]};
+  z.forward();
+  // The circular cross-correlations C(s) = sum_r cand(r + s) ref(r) of both candidates, rec and
+  // its inversion rec(-r) (spectrum conj C): spectra C conj R and conj C conj R, those of real
+  // arrays, so one backward FFT of A + i B gives both (real part, imaginary part).
+  const std::complex<double> I(0, 1);
+  std::vector<std::int64_t> neg(static_cast<std::size_t>(M));  // -c modulo M, per axis
+  for (std::int64_t c = 0; c < M; ++c) neg[c] = wrap(-c, M);
+  for (std::int64_t k = 0; k < M; ++k)
+    for (std::int64_t j = 0; j < M; ++j)
+      for (std::int64_t i = 0; i < M; ++i) {
+        const std::int64_t m = (k * M + j) * M + i;
+        const std::complex<double> zm = z.data()[m];
+        const std::complex<double> zn = std::conj(z.data()[(neg[k] * M + neg[j]) * M + neg[i]]);
+        const std::complex<double> R = 0.5 * (zm + zn), C = I * -0.5 * (zm - zn);
+        corr.data()[m] = C * std::conj(R) + I * (std::conj(C) * std::conj(R));
+      }
+  corr.backward();
   double best = -2;
-  std::vector<double> cand(n), best_copy;
+  std::vector<double> shifted(n), best_copy;
+  std::vector<std::int64_t> src[3];  // per axis: the index of rec read at each index
   for (int inverted = 0; inverted < 2; ++inverted) {
-    for (std::int64_t k = 0; k < M; ++k)
-      for (std::int64_t j = 0; j < M; ++j)
-        for (std::int64_t i = 0; i < M; ++i) {
-          // Inversion about any centre differs from this one by a translation, which the
-          // shift search below absorbs.
-          const std::int64_t src =
-              inverted ? (wrap(-k, M) * M + wrap(-j, M)) * M + wrap(-i, M) : (k * M + j) * M + i;
-          cand[(k * M + j) * M + i] = rec[src];
-        }
-    for (std::int64_t i = 0; i < n; ++i) fc.data()[i] = cand[i];
-    fc.forward();
-    // C(s) = sum_r cand(r + s) ref(r): spectrum FFT(cand) conj(FFT(ref)).
-    for (std::int64_t i = 0; i < n; ++i) fc.data()[i] *= std::conj(fref.data()[i]);
-    fc.backward();
+    const auto c_at = [&](std::int64_t i) {
+      return inverted ? corr.data()[i].imag() : corr.data()[i].real();
+    };
     std::int64_t s = 0;
     for (std::int64_t i = 1; i < n; ++i)
-      if (fc.data()[i].real() > fc.data()[s].real()) s = i;
-    const std::int64_t sx = s % M, sy = (s / M) % M, sz = s / (M * M);
-    std::vector<double> shifted(n);
+      if (c_at(i) > c_at(s)) s = i;
+    // The candidate shifted by s: cand(r + s), cand(r) = rec(r) or rec(-r). (Inversion about
+    // any centre differs from this one by a translation, which the shift search absorbs.)
+    const std::int64_t shift[3] = {s % M, (s / M) % M, s / (M * M)};
+    for (int d = 0; d < 3; ++d) {
+      src[d].resize(static_cast<std::size_t>(M));
+      for (std::int64_t c = 0; c < M; ++c)
+        src[d][c] = inverted ? wrap(-(c + shift[d]), M) : wrap(c + shift[d], M);
+    }
     for (std::int64_t k = 0; k < M; ++k)
       for (std::int64_t j = 0; j < M; ++j)
         for (std::int64_t i = 0; i < M; ++i)
-          shifted[(k * M + j) * M + i] =
-              cand[(wrap(k + sz, M) * M + wrap(j + sy, M)) * M + wrap(i + sx, M)];
+          shifted[(k * M + j) * M + i] = rec[(src[2][k] * M + src[1][j]) * M + src[0][i]];
     const double c = correlation(shifted, ref);
     if (c > best) {
       best = c;
       best_copy.swap(shifted);
+      shifted.resize(static_cast<std::size_t>(n));
     }
   }
   if (aligned) *aligned = std::move(best_copy);
@@ -138,7 +152,7 @@ namespace nufftmp::mtip {
 namespace {
 // The centred lattice frequencies 2 pi (n - M/2) / M (x fastest) rotated by g, at the lattice
 // points with keep(i, j, k, r2) (r2 = |n - M/2|^2); then the Fourier series of the centred
-// M^3 array f evaluated there with the given sign (a CPU type 2 NUFFT at 1e-9).
+// M^3 array f evaluated there with the given sign (lattice_series.hpp).
 struct RotatedSamples {
   std::vector<double> x, y, z;
   std::vector<std::complex<double>> values;
@@ -160,14 +174,7 @@ RotatedSamples rotated_series(std::int64_t M, const Quaternion& g, int isign,
         r.y.push_back(m[3] * a + m[4] * b + m[5] * c);
         r.z.push_back(m[6] * a + m[7] * b + m[8] * c);
       }
-  Options o;
-  o.backend = Backend::Cpu;
-  o.modeord = 0;
-  Plan<double> plan(2, {M, M, M}, isign, 1, 1e-9, o);
-  const std::int64_t np = static_cast<std::int64_t>(r.x.size());
-  plan.set_points_host(np, r.x.data(), r.y.data(), r.z.data());
-  r.values.resize(r.x.size());
-  plan.execute_host(r.values.data(), f.data());
+  r.values = detail::lattice_series(M, isign, f, r.x, r.y, r.z);
   return r;
 }
 }  // namespace
@@ -234,6 +241,9 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
   constexpr double kTwoPi = 6.283185307179586476925;
   // Circular centre of mass per axis (the phase of the first Fourier coefficient), moved to
   // the lattice origin: the rotation is about the molecule, not about a wrapped-around piece.
+  // The phase factors once per index, not per voxel (3 M^3 sin/cos), summed in the same order.
+  std::vector<std::complex<double>> phase(static_cast<std::size_t>(M));
+  for (std::int64_t c = 0; c < M; ++c) phase[c] = std::polar(1.0, kTwoPi * c / M);
   std::int64_t shift[3];
   for (int d = 0; d < 3; ++d) {
     std::complex<double> s = 0;
@@ -241,7 +251,7 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
       for (std::int64_t j = 0; j < M; ++j)
         for (std::int64_t i = 0; i < M; ++i) {
           const std::int64_t c = d == 0 ? i : d == 1 ? j : k;
-          s += rho[(k * M + j) * M + i] * std::polar(1.0, kTwoPi * c / M);
+          s += rho[(k * M + j) * M + i] * phase[c];
         }
     const double centre = std::arg(s) / kTwoPi * M;  // index, modulo M
     shift[d] = static_cast<std::int64_t>(std::llround(centre)) - h;
@@ -254,21 +264,39 @@ std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t 
             rho[(wrap(k + shift[2], M) * M + wrap(j + shift[1], M)) * M + wrap(i + shift[0], M)];
   // out(r) = rho(G r): its spectrum is the Fourier series F(x) = sum_n rho_n e^{-i n.x} of rho
   // read at the rotated frequencies, sum_r rho(G r) e^{-i k.r} = F(G k), i.e. at
-  // x = G (2 pi k / M) (inside [-3pi, 3pi)).
+  // x = G (2 pi k / M) (inside [-3pi, 3pi)). The corners of the cube (|k| > M/2) rotate in
+  // from outside the lattice's band (aliases), so only the inscribed ball is kept, and only
+  // its points are evaluated; of a pair k, -k only the one later in the lattice's order (the
+  // spectrum of a real density is Hermitian: F(-x) = conj F(x)). A quarter of the cube.
+  const auto fft_index = [M](std::int64_t i, std::int64_t j, std::int64_t k) {
+    return (centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M);
+  };
+  // 0: outside the ball, 1: evaluated, 2: the mirror of an evaluated point (index 2h - i per
+  // axis; for even M the index 0 (-h) has none).
+  const auto role = [M, h](std::int64_t i, std::int64_t j, std::int64_t k, double r2) {
+    if (4 * r2 > double(M * M)) return 0;
+    const std::int64_t i2 = 2 * h - i, j2 = 2 * h - j, k2 = 2 * h - k;
+    if (i2 >= M || j2 >= M || k2 >= M) return 1;
+    return (k * M + j) * M + i >= (k2 * M + j2) * M + i2 ? 1 : 2;
+  };
   const std::vector<std::complex<double>> vals =
-      rotated_series(M, g, -1, f, [](auto, auto, auto, double) { return true; }).values;
-  // Back to real space: the corners of the cube (|k| > M/2) rotate in from outside the
-  // lattice's band (aliases), so only the inscribed ball is kept.
+      rotated_series(M, g, -1, f, [&](std::int64_t i, std::int64_t j, std::int64_t k, double r2) {
+        return role(i, j, k, r2) == 1;
+      }).values;
+  // Back to real space, in the order rotated_series visited the points.
   Fft3d<double> fft(M, M, M);
   std::fill(fft.data(), fft.data() + n, std::complex<double>(0));
-  for (std::int64_t k = 0; k < M; ++k)
-    for (std::int64_t j = 0; j < M; ++j)
-      for (std::int64_t i = 0; i < M; ++i) {
-        const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
-        if (4 * r2 > double(M * M)) continue;
-        fft.data()[(centred_to_fft(k, M) * M + centred_to_fft(j, M)) * M + centred_to_fft(i, M)] =
-            vals[(k * M + j) * M + i];
-      }
+  std::size_t next = 0;
+  for (int pass = 1; pass <= 2; ++pass)
+    for (std::int64_t k = 0; k < M; ++k)
+      for (std::int64_t j = 0; j < M; ++j)
+        for (std::int64_t i = 0; i < M; ++i) {
+          const double r2 = double((i - h) * (i - h) + (j - h) * (j - h) + (k - h) * (k - h));
+          if (role(i, j, k, r2) != pass) continue;
+          std::complex<double>& v = fft.data()[fft_index(i, j, k)];
+          v = pass == 1 ? vals[next++]
+                        : std::conj(fft.data()[fft_index(2 * h - i, 2 * h - j, 2 * h - k)]);
+        }
   fft.backward();
   std::vector<double> out(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < M; ++k)

@@ -31,6 +31,10 @@ struct TruthModel {
   // Per point: its exact radius on its own grid (an integer |k|^2), for removing the radial
   // profile at each point's radius (the anisotropic score).
   std::vector<std::int64_t> radius_group;
+  // Per point, the index of the point at -y, or -1 (empty: none known). The lattice's points
+  // have theirs (a real ac's intensity is even, so a pair needs one evaluation); skopi's mesh
+  // is left without.
+  std::vector<std::int64_t> mirror;
   std::string note;  // what was found and done, in one line
 };
 
@@ -38,6 +42,10 @@ struct TruthModel {
 // unmasked detector); q_max: the unmasked detector's largest |q| (1/Angstrom).
 TruthModel read_truth(MPI_Comm comm, const std::string& path, const DataInfo& info, std::int64_t M,
                       double scale, double q_max);
+
+// A density truth on the reconstruction's M^3 lattice (what read_truth makes of a file's M^3
+// density; the scores' tests and timings build one without a file).
+TruthModel truth_from_density(std::vector<double> density, std::int64_t M, double scale);
 
 // Correlation of the reconstruction's intensity (its autocorrelation ac_rec, centred M^3) with
 // the truth's samples, the reconstruction read at R(g) y (g: the frame rotation of
@@ -49,5 +57,13 @@ TruthModel read_truth(MPI_Comm comm, const std::string& path, const DataInfo& in
 double truth_intensity_correlation(const std::vector<double>& ac_rec, std::int64_t M, double scale,
                                    const Quaternion& g, const TruthModel& truth, bool anisotropic,
                                    double q_low = 0);
+// Both at once, from one evaluation of the reconstruction (what a generation's scores use);
+// -2 each without a truth.
+struct TruthIntensityScores {
+  double isotropic = -2, anisotropic = -2;
+};
+TruthIntensityScores truth_intensity_scores(const std::vector<double>& ac_rec, std::int64_t M,
+                                            double scale, const Quaternion& g,
+                                            const TruthModel& truth, double q_low = 0);
 
 }  // namespace nufftmp::mtip
