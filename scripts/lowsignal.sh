@@ -11,8 +11,8 @@
 #
 # Knobs (environment): BUILD_DIR (default <repo>/build), OUT (default $BUILD_DIR/lowsignal),
 # PHOTONS (mean photons per image, list), IMAGES (list), MODES (list of: hard = least squares,
-# best match (today's default); soft-ls = least squares with Poisson weights, soft over the
-# top SOFT_K; soft-poisson = EMC: Poisson likelihood, soft over the top SOFT_K at temperature
+# best match (today's default); hard-poisson = Poisson likelihood, best match; soft-ls = least
+# squares with Poisson weights, soft over the top SOFT_K; soft-poisson = EMC: Poisson likelihood, soft over the top SOFT_K at temperature
 # TEMP), SIZE ("M side distance atoms sigma"), NREF, GENS, NP (ranks), SOFT_K, TEMP ("a,b"),
 # EXTRA (more nufftmp-mtip flags), TIMEOUT (s per run), DEADLINE (s: start no run after it,
 # and cut the last one there; default none), CPU=1 (force the CPU engine), SEED (data, 5).
@@ -67,6 +67,7 @@ for n in $IMAGES; do
     for mode in $MODES; do
       case $mode in
         hard) flags=() ;;
+        hard-poisson) flags=(--likelihood poisson) ;;
         soft-ls) flags=(--poisson-weights --soft-k "$SOFT_K" --soft-temp "$TEMP") ;;
         soft-poisson) flags=(--likelihood poisson --soft-k "$SOFT_K" --soft-temp "$TEMP") ;;
         *) echo "unknown mode $mode"; continue ;;
