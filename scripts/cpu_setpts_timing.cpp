@@ -48,6 +48,8 @@ int run(int type, int dim, std::int64_t N, std::int64_t M, double tol, bool clus
   std::vector<std::complex<T>> c(static_cast<size_t>(M), {1, 0.5}), f(static_cast<size_t>(nmodes), {0.5, -1});
   nufftmp::Options opts;
   opts.backend = nufftmp::Backend::Cpu;
+  // DEBUG=2 in the environment: the engine prints its set_points phases (sorted_points.cpp).
+  if (const char* d = std::getenv("DEBUG")) opts.debug = std::atoi(d);
 
   auto t = Clock::now();
   double plan_first, plan_steady = HUGE_VAL;
