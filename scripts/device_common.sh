@@ -45,3 +45,11 @@ device_gpu_tests() {
   step "gpu tests rc=$? in $((SECONDS - t0)) s (limit $lim s)"
   grep -E "Test +#|tests passed|tests failed" "$OUT/ctest.log" | tee -a "$summary"
 }
+
+# gpu_header: the GPU, the driver and the commit into $OUT/gpu.txt, and on stdout.
+gpu_header() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
+  echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)} $(date -u +%FT%TZ)" \
+    >> "$OUT/gpu.txt"
+  cat "$OUT/gpu.txt"
+}

@@ -15,10 +15,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
-echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)} $(date -u +%FT%TZ)" \
-  >> "$OUT/gpu.txt"
-cat "$OUT/gpu.txt"
+gpu_header
 summary=()
 if want build; then
   start=$(date +%s)

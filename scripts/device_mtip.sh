@@ -32,10 +32,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # At most 8 files come back from $OUT: the logs go to $LOG and into one archive at the end.
 LOG="$OUT/logs"
 mkdir -p "$LOG"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
-echo "commit ${NUFFTMP_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)} $(date -u +%FT%TZ)" \
-  >> "$OUT/gpu.txt"
-cat "$OUT/gpu.txt"
+gpu_header
 summary=()
 
 if want build; then

@@ -35,16 +35,10 @@ TIMEOUT="${TIMEOUT:-1800}"
 DEADLINE="${DEADLINE:-0}"
 SEED="${SEED:-5}"
 began=$(date +%s)
-SYNTH="$BUILD_DIR/apps/nufftmp-synth"
-MTIP="$BUILD_DIR/apps/nufftmp-mtip"
-for exe in "$SYNTH" "$MTIP"; do
-  [ -x "$exe" ] || { echo "error: $exe was not built" >&2; exit 1; }
-done
+# shellcheck source-path=SCRIPTDIR source=mtip_env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mtip_env.sh"
+mtip_apps_env "$NP"
 mkdir -p "$OUT"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 \
-       PMIX_MCA_pcompress_base_silence_warning=1
-ncores="$(nproc 2>/dev/null || echo 2)"
-export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( ncores / NP > 0 ? ncores / NP : 1 ))}"
 engine=()
 [ "${CPU:-0}" = 1 ] && engine=(--cpu)
 npix=$(( SIDE * SIDE ))

@@ -20,18 +20,10 @@ ROOT="$NUFFTMP_ROOT"
 OUT="${MTIP_DEMO_DIR:-$BUILD_DIR/mtip_demo}"
 NP="${MTIP_NP:-2}"
 MODE="${MTIP_DEMO_MODE:-full}"
-SYNTH="$BUILD_DIR/apps/nufftmp-synth"
-MTIP="$BUILD_DIR/apps/nufftmp-mtip"
-for exe in "$SYNTH" "$MTIP"; do
-  [ -x "$exe" ] || { echo "error: $exe was not built (build nufftmp with HDF5 and MPI)" >&2; exit 1; }
-done
+# shellcheck source-path=SCRIPTDIR source=mtip_env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mtip_env.sh"
+mtip_apps_env "$NP"  # each rank gets its share of the cores
 mkdir -p "$OUT"
-
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 \
-       PMIX_MCA_pcompress_base_silence_warning=1
-# Each rank gets its share of the cores.
-ncores="$(nproc 2>/dev/null || echo 2)"
-export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( ncores / NP > 0 ? ncores / NP : 1 ))}"
 
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=1; fi
