@@ -28,38 +28,17 @@ B="$BUILD/apps/nufftmp-bench"
 T="$BUILD/tests/core/cuda/test_cuda_accuracy"
 export NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
 
-# The cases (compare.sh's definitions): name -> "flags|cluster cells".
-declare -A C=(
-  [P2]="--prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5|0"
-  [P3]="--prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5|0"
-  [P4]="--prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5|0"
-  [P6]="--prec d --type 2 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9|0"
-  [P7]="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5|0"
-  [P8]="--prec f --type 2 --N1 10000000 --M 20000000 --tol 1e-5|0"
-  [Q2]="--prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5|8"
-  [Q3]="--prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5|8"
-  [Q4]="--prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5|8"
-  [Q7]="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5|8"
-  [Q8]="--prec f --type 2 --N1 10000000 --M 20000000 --tol 1e-5|8"
-  [S21d-6]="--prec d --type 1 --N1 1024 --N2 1024 --M 4194304 --tol 1e-6|0"
-  [S21d-9]="--prec d --type 1 --N1 1024 --N2 1024 --M 4194304 --tol 1e-9|0"
-  [S21d-12]="--prec d --type 1 --N1 1024 --N2 1024 --M 4194304 --tol 1e-12|0"
-  [S22f-3]="--prec f --type 2 --N1 1024 --N2 1024 --M 4194304 --tol 1e-3|0"
-  [S22f-6]="--prec f --type 2 --N1 1024 --N2 1024 --M 4194304 --tol 1e-6|0"
-  [S22d-6]="--prec d --type 2 --N1 1024 --N2 1024 --M 4194304 --tol 1e-6|0"
-  [S22d-12]="--prec d --type 2 --N1 1024 --N2 1024 --M 4194304 --tol 1e-12|0"
-  [S32f-6]="--prec f --type 2 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-6|0"
-  [S32d-6]="--prec d --type 2 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-6|0"
-  [S32d-12]="--prec d --type 2 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-12|0"
-)
+# The cases: compare.sh's definitions (device_cases.sh).
+# shellcheck source-path=SCRIPTDIR source=device_cases.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_cases.sh"
 # cuFINUFFT's fastest method per case in the device run of 2026-12-01 (c189c19): the cuf step
 # times that one (CUF_ALL=1: all of its methods).
 declare -A CUF_BEST=([S21d-9]=3 [P2]=1 [P3]=3 [P4]=1 [P6]=1 [P7]=2 [P8]=1 [Q2]=2 [Q3]=3 [Q4]=2 [Q7]=2
   [Q8]=1 [S21d-6]=3 [S21d-12]=3 [S22f-3]=1 [S22f-6]=2 [S22d-6]=2 [S22d-12]=2 [S32f-6]=1
   [S32d-6]=1 [S32d-12]=2)
-flags() { echo "${C[$1]%|*}"; }
-cells() { echo "${C[$1]#*|}"; }
-dist() { [ "$(cells "$1")" = 0 ] && echo uniform || echo cluster; }
+flags() { case_flags "$1"; }
+cells() { case_cells "$1"; }
+dist() { case_dist "$1"; }
 # Runs: "case label method [ENV=VALUE...]"; label = method/variant[/bins], "auto" = no flags.
 RUNS=(
   "P3 auto auto" "P3 output/sweep output NUFFTMP_CUDA_VARIANT=sweep"

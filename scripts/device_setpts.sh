@@ -58,26 +58,16 @@ if want sanitize; then
   step "sanitizers in $((SECONDS - t0)) s"
 fi
 
-# The cases (compare.sh's definitions).
-declare -A C=(
-  [P1]="--prec f --type 1 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5"
-  [P2]="--prec f --type 2 --N1 128 --N2 128 --N3 128 --M 16777216 --tol 1e-5"
-  [P3]="--prec f --type 1 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5"
-  [P4]="--prec f --type 2 --N1 2048 --N2 2048 --M 16777216 --tol 1e-5"
-  [P5]="--prec d --type 1 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9"
-  [P6]="--prec d --type 2 --N1 64 --N2 64 --N3 64 --M 2097152 --tol 1e-9"
-  [P7]="--prec f --type 1 --N1 10000000 --M 20000000 --tol 1e-5"
-  [P8]="--prec f --type 2 --N1 10000000 --M 20000000 --tol 1e-5"
-  [S31f-6]="--prec f --type 1 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-6"
-  [S31d-12]="--prec d --type 1 --N1 96 --N2 96 --N3 96 --M 7077888 --tol 1e-12"
-)
+# The cases: compare.sh's definitions (device_cases.sh).
+# shellcheck source-path=SCRIPTDIR source=device_cases.sh
+source "$(dirname "${BASH_SOURCE[0]}")/device_cases.sh"
 # run_stage LABEL CASE DIST [ENV=VALUE...]: one bench run with stage timings into stages.txt.
 run_stage() {
   local label=$1 case=$2 dist=$3; shift 3
   local out
-  # shellcheck disable=SC2086  # the case's flags are words
+  # shellcheck disable=SC2046  # the case's flags are words
   out=$(env NUFFTMP_CUDA_STAGES=1 "$@" timeout 40 "$B" --backend cuda --dist "$dist" \
-          --n_runs 3 --plan_runs 3 --json ${C[$case]} 2>&1)
+          --n_runs 3 --plan_runs 3 --json $(case_flags "$case") 2>&1)
   { echo "#case $label"; echo "$out" | grep -E "^nufftmp stages|^nufftmp-bench"
     echo "#json $(echo "$out" | grep '^{' | tail -1)"; } >> "$OUT/stages.txt"
 }
@@ -121,8 +111,8 @@ if want jit; then
   jc=$(mktemp -d)
   for v in "cold CUDA_CACHE_PATH=$jc" "warm CUDA_CACHE_PATH=$jc" "disabled CUDA_CACHE_DISABLE=1"; do
     [ "$(left)" -lt 250 ] && break
-    # shellcheck disable=SC2086
-    ms=$(env ${v#* } timeout 30 "$B" --backend cuda --n_runs 1 --plan_runs 1 --json ${C[P1]} \
+    # shellcheck disable=SC2046,SC2086
+    ms=$(env ${v#* } timeout 30 "$B" --backend cuda --n_runs 1 --plan_runs 1 --json $(case_flags P1) \
            2>/dev/null | grep '^{' | tail -1 | python3 -c \
            'import json,sys; d=json.load(sys.stdin); print(d["plan_ms"], d["plan_steady_ms"])')
     step "jit ${v%% *}: P1 plan_ms plan_steady_ms = ${ms:-failed}"
