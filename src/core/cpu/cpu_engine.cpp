@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/checks.hpp"
+#include "common/stopwatch.hpp"
 #include "cpu/deconvolve.hpp"
 #include "cpu/fft_plan.hpp"
 #include "cpu/kernel_eval.hpp"
@@ -26,14 +27,13 @@ namespace {
 class Timer {
  public:
   double lap_ms() {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - t_).count();
-    t_ = now;
+    const double ms = ms_since(t_);
+    t_ = Clock::now();
     return ms;
   }
 
  private:
-  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+  Clock::time_point t_ = Clock::now();
 };
 
 template <typename T>

@@ -54,8 +54,8 @@ Deconvolver<T>::Deconvolver(const PlanConfig& cfg, std::int64_t row_, std::int64
                             int nthreads)
     : dim(cfg.dim), N(cfg.N), nf(cfg.nf), row(row_), pad(pad_), modeord(cfg.opts.modeord) {
   const KernelFtQuadrature quad = kernel_ft_quadrature(cfg.kernel);
+  xruns = axis_runs(N[0], nf[0], modeord);
   for (int d = 0; d < 3; ++d) {
-    runs[d] = axis_runs(N[d], nf[d], modeord);
     const std::int64_t nk = N[d] / 2 + 1;
     inv[d].ensure(nk, "deconvolution factors");
     T* out = inv[d].data();
@@ -97,7 +97,7 @@ void Deconvolver<T>::move_modes(const std::complex<T>* from, std::complex<T>* to
     const std::complex<T>* src = from + (kToModes ? grid_row : f_row);
     std::complex<T>* dst = to + (kToModes ? f_row : grid_row);
     // o: the slice's first index in f, g: in the grid row, k: its first |k|.
-    for_x_slices(runs[0], part, parts,
+    for_x_slices(xruns, part, parts,
                  [&](std::int64_t o, std::int64_t g, std::int64_t k, std::int64_t n, bool neg) {
                    const std::int64_t s0 = kToModes ? g : o, d0 = kToModes ? o : g;
                    if (neg)

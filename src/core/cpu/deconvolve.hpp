@@ -29,7 +29,7 @@ struct Deconvolver {
   std::array<std::int64_t, 3> N{1, 1, 1}, nf{1, 1, 1};
   std::int64_t row = 1, pad = 0;  // grid layout: x-row stride and ghost cells (GridShape)
   int modeord = 0;
-  std::array<AxisRuns, 3> runs;
+  AxisRuns xruns;  // the x-axis's two contiguous runs (y and z go row by row: axis_mode)
   // Per axis, 1 / phihat(|k|) for |k| = 0 .. N/2 (formed in double: phihat spans many decades
   // at the edge of the mode box; then cast). Half the length of a per-mode table, and no
   // per-mode index table: the runs are contiguous.

@@ -18,7 +18,6 @@ template <> struct Fftw<double> {
     return fftw_plan_many_dft(rank, n, howmany, in, embed, 1, idist, out, embed, 1, odist,
                               sign, flags);
   }
-  static void execute(plan_t p) { fftw_execute(p); }
   static void execute_dft(plan_t p, complex_t* in, complex_t* out) { fftw_execute_dft(p, in, out); }
   static int alignment_of(void* p) { return fftw_alignment_of(static_cast<double*>(p)); }
   static void destroy(plan_t p) { fftw_destroy_plan(p); }
@@ -37,7 +36,6 @@ template <> struct Fftw<float> {
     return fftwf_plan_many_dft(rank, n, howmany, in, embed, 1, idist, out, embed, 1, odist,
                                sign, flags);
   }
-  static void execute(plan_t p) { fftwf_execute(p); }
   static void execute_dft(plan_t p, complex_t* in, complex_t* out) { fftwf_execute_dft(p, in, out); }
   static int alignment_of(void* p) { return fftwf_alignment_of(static_cast<float*>(p)); }
   static void destroy(plan_t p) { fftwf_destroy_plan(p); }

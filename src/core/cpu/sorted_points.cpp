@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/checks.hpp"
+#include "common/stopwatch.hpp"
 #include "cpu/bin_pass.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/kernel_eval.hpp"
@@ -32,11 +33,9 @@ class PhaseTimer {
   explicit PhaseTimer(bool on) : on_(on) {}
   void lap(const char* name) {
     if (!on_) return;
-    const auto now = std::chrono::steady_clock::now();
-    n_ += std::snprintf(buf_ + n_, sizeof buf_ - n_, " %s %.2f", name,
-                        std::chrono::duration<double, std::milli>(now - t_).count());
+    n_ += std::snprintf(buf_ + n_, sizeof buf_ - n_, " %s %.2f", name, ms_since(t_));
     if (n_ > static_cast<int>(sizeof buf_)) n_ = sizeof buf_;
-    t_ = now;
+    t_ = Clock::now();
   }
   void print(std::int64_t M) const {
     if (on_) std::fprintf(stderr, "nufftmp cpu: sort_points M = %lld, ms:%s\n",
@@ -45,7 +44,7 @@ class PhaseTimer {
 
  private:
   bool on_;
-  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+  Clock::time_point t_ = Clock::now();
   char buf_[256] = {0};
   int n_ = 0;
 };
