@@ -380,8 +380,7 @@ class Plan(PlanInfo):
             else:
                 stream = _caller_stream(ad, first, dev)
                 stream = 0 if stream is None else stream
-                if ad is not _arrays.CudaArrayInterface:
-                    self._stream_owner = ad.current_stream_object(dev)
+                self._stream_owner = ad.current_stream_object(dev)
             self._make_inner(True, dev, stream)
         else:
             self._make_inner(False, -1, 0)

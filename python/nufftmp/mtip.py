@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _arrays, _core
 from ._errors import ShapeError
+from ._plan import dtype_error
 from ._dist import Context, agree
 
 
@@ -56,8 +57,7 @@ def _host(a, name, dtype):
     if ad.on_device:
         a = a.get() if hasattr(a, "get") else a.cpu().numpy()
     if a.dtype != dtype:
-        raise TypeError(f"Argument `{name}` does not have the correct dtype: {a.dtype} was "
-                        f"given, but {dtype} was expected.")
+        raise dtype_error(name, a.dtype, dtype)
     return np.ascontiguousarray(a), ad
 
 
