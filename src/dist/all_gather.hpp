@@ -19,7 +19,6 @@ class AllGather {
   AllGather(MPI_Comm comm, std::int64_t n_local);
 
   std::int64_t total() const { return offsets_.back(); }
-  std::int64_t local_offset() const { return offsets_[rank_]; }
 
   // all[offset_r + i] = rank r's local[i], i < n_r, for elements of `width` scalars of type s
   // (1: a coordinate; 2: a complex value). local and all in cm's memory space; all holds

@@ -103,8 +103,10 @@ struct DistPlan<T>::Impl {
   // type 2 on a non-root rank that passed no f: room for the broadcast modes.
   std::vector<complex_type> host_modes;
   detail::DeviceBuffer dev_modes;
-  // Type 3 with scattered targets: every rank's sources, and room for all their strengths.
+  // Type 3 with scattered targets: every rank's sources (kept between set_points, like the
+  // room for all their strengths).
   std::unique_ptr<detail::AllGather> sources;
+  std::array<Room, 3> all_x;
   Room all_c;
 
   MPI_Comm comm() const { return ctx->comm; }
@@ -358,7 +360,6 @@ void DistPlan<T>::Impl::set_points_type3(std::int64_t M, const T* const* x, std:
   const MemorySpace space = host_pointers ? MemorySpace::Host : local->memory_space();
   // Scattered: every rank's sources, in rank order, on every rank.
   const T* src[3] = {x[0], x[1], x[2]};
-  std::array<Room, 3> all_x;
   std::int64_t M_plan = M;
   if (!shared) {
     sources = std::make_unique<detail::AllGather>(comm(), M);

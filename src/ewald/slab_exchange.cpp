@@ -20,7 +20,7 @@ struct Moving {
 
 SlabExchange::SlabExchange(const dist::Context& ctx, const SlabLayout& layout,
                            std::vector<Ion>&& mine_in)
-    : comm_(ctx.comm()), rank_(ctx.rank()), size_(ctx.size()),
+    : comm_(ctx.comm()), size_(ctx.size()),
       n_local_(static_cast<std::int64_t>(mine_in.size())) {
   using dist::detail::agreed;
   const std::size_t n = mine_in.size();

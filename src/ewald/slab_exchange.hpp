@@ -37,7 +37,7 @@ class SlabExchange {
  private:
   void unpack(const char* data, const std::vector<std::int64_t>& recv_bytes);
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
+  int size_ = 1;
   std::int64_t n_local_ = 0, n_owned_ = 0;
   std::vector<int> owner_of_;                // per ion given: the rank owning it
   std::vector<std::int64_t> owned_from_;     // per rank: owned ions received from it

@@ -21,7 +21,7 @@ using nufftmp::detail::DeviceGuard;
 struct GpuEwald::Impl {
   int device = 0;
   cudaStream_t stream = nullptr;
-  std::int64_t n_all = 0, n_owned = 0, n_modes = 0;
+  std::int64_t n_all = 0, n_owned = 0;
   DeviceBuffer<Ion> ions, sorted;
   DeviceBuffer<int> keys, keys_sorted, order_in, order, start;
   DeviceBuffer<unsigned char> temp;
@@ -150,7 +150,6 @@ void GpuEwald::upload_real_space(const double* phi, const double* fx, const doub
 std::complex<double>* GpuEwald::structure_factor(std::int64_t count) {
   Impl& s = *impl_;
   DeviceGuard guard(s.device);
-  s.n_modes = count;
   s.reserve(s.S, 2 * count, "ewald structure factor");
   return reinterpret_cast<std::complex<double>*>(s.S.get());
 }
