@@ -12,7 +12,9 @@
 #include "cuda/bin_sort.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_guard.hpp"
+#include "cuda/heuristics.hpp"
 #include "cuda/index_width.hpp"
+#include "cuda/launch_common.cuh"
 #include "cuda/sort_strategy.hpp"
 #include "cuda/stage_timer.hpp"
 
@@ -485,8 +487,9 @@ __global__ void fill_subproblems_kernel(const I* bin_start, const I* sub_start,
 }
 
 int grid_for(std::int64_t n, int device) {
-  static thread_local int sms = 0;
-  if (sms == 0) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  // The device's SM count, cached per device (a thread-local single value gave every later
+  // device of a process the first one's count).
+  const int sms = query_device(device, false).sm_count;
   const std::int64_t blocks = (n + kThreads - 1) / kThreads;
   const std::int64_t cap = std::int64_t(sms > 0 ? sms : 80) * 32;
   return static_cast<int>(blocks < 1 ? 1 : (blocks < cap ? blocks : cap));
@@ -775,8 +778,7 @@ std::int64_t prepare_dim(const PointPrepRequest& req, std::int64_t M, Coords3 co
 
 template <typename... P>
 void load(void (*kernel)(P...)) {
-  cudaFuncAttributes attr{};
-  NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  load_kernel(kernel, "a set_points kernel");
 }
 
 // Both countings (auto picks per call, by M) and the request's scatter.

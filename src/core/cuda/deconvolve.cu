@@ -6,6 +6,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernel_common.cuh"
 #include "cuda/launch.hpp"
+#include "cuda/launch_common.cuh"
 
 namespace nufftmp::detail {
 
@@ -124,9 +125,8 @@ void pad_deconvolve_type2(const DeconvView<T>& v, const std::complex<T>* f, std:
 
 template <typename T>
 void load_deconvolve_kernel(int type) {
-  cudaFuncAttributes attr{};
-  if (type == 1) NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, deconvolve_type1_kernel<T>));
-  else NUFFTMP_CUDA_TRY(cudaFuncGetAttributes(&attr, pad_deconvolve_type2_kernel<T>));
+  if (type == 1) load_kernel(deconvolve_type1_kernel<T>, "deconvolve_type1_kernel");
+  else load_kernel(pad_deconvolve_type2_kernel<T>, "pad_deconvolve_type2_kernel");
 }
 
 template void load_deconvolve_kernel<float>(int);
