@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "reconstruct_run.hpp"
+#include "nufft_tolerance.hpp"
 
 namespace nufftmp::mtip::detail {
 
@@ -39,7 +40,7 @@ void Run<T>::free_correlation(GenerationReport& g) {
   slice_points(in_.free_positions, st_.orientations.data(), nloc, in_.scale, x.data(), y.data(),
                z.data());
   dist::detail::agreed(comm_, [&] {
-    Slicer<T> slicer(in_.M, sizeof(T) == 4 ? 1e-5 : 1e-9, ro_.nufft);
+    Slicer<T> slicer(in_.M, nufft_tolerance(0, sizeof(T) == 4), ro_.nufft);
     slicer.set_points(n, x.data(), y.data(), z.data());
     slicer.slice_real(st_.ac, s);
   });

@@ -51,15 +51,15 @@ void history_row(const GenerationReport& g, std::vector<double>& out) {
 template <typename T>
 void write_results(const std::string& path, const RunInputs& in, const RunState<T>& s,
                    const std::vector<double>& all_orient, const GenerationReport& g,
-                   const std::vector<double>& aligned, const std::string& settings,
-                   const std::vector<double>& history, const RunIdentity& id) {
+                   const std::vector<double>& aligned, const std::vector<double>& intensity,
+                   const std::string& settings, const std::vector<double>& history,
+                   const RunIdentity& id) {
   const std::int64_t M = in.M;
   H5Writer w(path);
   write_identity(w, id);
   const std::vector<std::int64_t> cube{M, M, M};
   w.write("density", cube, s.density.data());
   w.write("autocorrelation", cube, s.ac.data());
-  const auto intensity = intensity_from_ac(s.ac, M);
   w.write("intensity", cube, intensity.data());
   std::vector<float> sup(s.support.begin(), s.support.end());
   w.write("support", cube, sup.data());
@@ -126,9 +126,12 @@ void Run<T>::write_stage(const GenerationReport& g, const std::vector<double>& a
     if (rank_ != 0) return;
     const std::string settings =
         settings_line(ro_, in_, merge_opts_.precondition, sizeof(T) == 8);
-    // The checkpoint after the results: it never runs ahead of them.
+    // The intensity once for the two or three files. The checkpoint after the results: it
+    // never runs ahead of them.
+    const std::vector<double> intensity = intensity_from_ac(st_.ac, in_.M);
     const auto write = [&](const std::string& path) {
-      write_results(path, in_, st_, all_orient, g, aligned, settings, history_, in_.identity);
+      write_results(path, in_, st_, all_orient, g, aligned, intensity, settings, history_,
+                    in_.identity);
     };
     write(ro_.output);
     write(in_.checkpoint);
