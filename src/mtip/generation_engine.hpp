@@ -53,7 +53,7 @@ class GenerationEngine {
   virtual MergeReport merge(const Quaternion* orient, std::int64_t n_orient,
                             const std::vector<double>& slice_weight, const T* data,
                             double cg_tol, std::vector<double>& ac) = 0;
-  // Local: phasings of ac on this engine's device, one per seed from fresh starts, or one
+  // Local: phasings of ac on this engine's device, one per seed from fresh starts, then one
   // continuation from `start` when it is given (phasing_schedule.hpp's phase_runs_with).
   virtual std::vector<PhaseResult> phase(const std::vector<double>& ac, const PhaseOptions& po,
                                          const std::vector<std::uint64_t>& seeds,

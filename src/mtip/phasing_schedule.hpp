@@ -101,8 +101,8 @@ PhaseResult run_schedule(Engine& ph, std::int64_t M, const PhaseOptions& po,
 }
 
 // Phasings of ac: one per seed from fresh random starts inside the autocorrelation's support,
-// or one continuation from `start` when it is given (seeds unused). The amplitudes, the first
-// support and the engine are made once for all runs.
+// then one continuation from `start` when it is given. The amplitudes, the first support and
+// the engine are made once for all runs.
 template <typename Engine, typename... EngineArgs>
 std::vector<PhaseResult> phase_runs_with(const std::vector<double>& ac, std::int64_t M,
                                          const PhaseOptions& po,
@@ -130,17 +130,16 @@ std::vector<PhaseResult> phase_runs_with(const std::vector<double>& ac, std::int
   Engine ph(M, amp, std::forward<EngineArgs>(engine_args)...);
   std::vector<PhaseResult> out;
   std::vector<double> rho;
-  if (!start.empty()) {
-    reorder_cube(start, rho, M, true);
-    out.push_back(run_schedule(ph, M, po, rho, support, true));
-    return out;
-  }
   for (std::uint64_t seed : seeds) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(0, 1);
     rho.assign(static_cast<std::size_t>(n), 0.0);
     for (std::int64_t i = 0; i < n; ++i) rho[i] = support[i] ? u(rng) : 0.0;
     out.push_back(run_schedule(ph, M, po, rho, support, false));
+  }
+  if (!start.empty()) {
+    reorder_cube(start, rho, M, true);
+    out.push_back(run_schedule(ph, M, po, rho, support, true));
   }
   return out;
 }
@@ -154,8 +153,10 @@ PhaseResult phase_with(const std::vector<double>& ac, std::int64_t M, const Phas
                        const std::vector<double>& start, EngineArgs&&... engine_args) {
   if (po.attempts < 1)
     throw Error(ErrorCode::InvalidArgument, "phase attempts = " + std::to_string(po.attempts));
+  // Fresh starts, or (start given) the one continuation.
   std::vector<std::uint64_t> seeds;
-  for (int a = 0; a < po.attempts; ++a) seeds.push_back(po.seed + 7919u * static_cast<std::uint64_t>(a));
+  for (int a = 0; start.empty() && a < po.attempts; ++a)
+    seeds.push_back(po.seed + 7919u * static_cast<std::uint64_t>(a));
   std::vector<PhaseResult> runs =
       phase_runs_with<Engine>(ac, M, po, seeds, start, std::forward<EngineArgs>(engine_args)...);
   std::size_t best = 0;

@@ -34,10 +34,12 @@ void Run<T>::phase_stage(GenerationReport& g) {
     std::vector<std::uint64_t> seeds;
     for (std::int64_t s = first; s < std::min(first + count, fresh); ++s)
       seeds.push_back(ro_.phase.seed + 104729u * static_cast<std::uint64_t>(s));
-    if (!seeds.empty()) mine = engine_->phase(st_.ac, ro_.phase, seeds, {});
-    if (have_previous && first + count == starts)  // this rank holds the continuation
-      for (auto& r : engine_->phase(st_.ac, ro_.phase, {}, st_.density))
-        mine.push_back(std::move(r));
+    // One engine set-up for this rank's fresh starts and, where it holds it, the
+    // continuation (the last candidate, so last in `mine` too).
+    const bool continuation = have_previous && first + count == starts;
+    if (!seeds.empty() || continuation)
+      mine = engine_->phase(st_.ac, ro_.phase, seeds,
+                            continuation ? st_.density : std::vector<double>());
     // The lowest error; a non-finite one counts as infinite (rank 0 always holds a candidate,
     // so some rank wins even then).
     for (std::size_t i = 0; i < mine.size(); ++i) {
