@@ -15,9 +15,10 @@ template <typename T>
 class HostGenerationEngine final : public GenerationEngine<T> {
  public:
   HostGenerationEngine(dist::Context& ctx, const GenerationInputs& in)
-      : ctx_(ctx), in_(in), images_(in.images, in.images + in.n_images * npix()) {
-    merger_for(in.merge->tol);  // collective: made here, where every rank is
-  }
+      : ctx_(ctx),
+        in_(in),
+        merger_(ctx, in.M, *in.merge, in.ro->nufft),  // collective: made here, every rank is
+        images_(in.images, in.images + in.n_images * npix()) {}
 
   Backend backend() const override { return Backend::Cpu; }
 
@@ -47,9 +48,9 @@ class HostGenerationEngine final : public GenerationEngine<T> {
       }
       w = w_.data();
     }
-    Merger<T>& merger = merger_for(cg_tol);
-    merger.set_points(n, x_.data(), y_.data(), z_.data(), w);
-    return merger.solve(data ? data : images_.data(), ac);
+    merger_.set_cg_tol(cg_tol);
+    merger_.set_points(n, x_.data(), y_.data(), z_.data(), w);
+    return merger_.solve(data ? data : images_.data(), ac);
   }
 
   std::vector<PhaseResult> phase(const std::vector<double>& ac, const PhaseOptions& po,
@@ -60,20 +61,12 @@ class HostGenerationEngine final : public GenerationEngine<T> {
 
  private:
   std::int64_t npix() const { return static_cast<std::int64_t>(in_.positions->size() / 3); }
-  // The Merger of a CG tolerance (the run's, and the half-set merges' looser one), kept.
-  // Collective on first use of a tolerance (every rank asks for the same ones).
-  Merger<T>& merger_for(double cg_tol) {
-    for (auto& m : mergers_)
-      if (m.first == cg_tol) return *m.second;
-    MergeOptions mo = *in_.merge;
-    mo.tol = cg_tol;
-    mergers_.emplace_back(cg_tol, std::make_unique<Merger<T>>(ctx_, in_.M, mo, in_.ro->nufft));
-    return *mergers_.back().second;
-  }
 
   dist::Context& ctx_;
   GenerationInputs in_;
-  std::vector<std::pair<double, std::unique_ptr<Merger<T>>>> mergers_;
+  // Kept for the run; the CG tolerance is set per merge (the run's, or the half-set merges'
+  // looser one).
+  Merger<T> merger_;
   std::vector<T> images_;  // this rank's images in the merge's precision
   std::vector<T> x_, y_, z_, w_;
 };

@@ -319,6 +319,14 @@ void Merger<T>::set_points(std::int64_t n_points, const T* x, const T* y, const 
 }
 
 template <typename T>
+void Merger<T>::set_cg_tol(double tol) {
+  if (impl_->gpu)
+    impl_->gpu->set_cg_tol(tol);
+  else
+    impl_->host->mopts.tol = tol;
+}
+
+template <typename T>
 double Merger<T>::weight_sum() const {
   return impl_->gpu ? impl_->gpu->weight_sum() : impl_->host->weight_sum;
 }

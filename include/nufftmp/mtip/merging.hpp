@@ -62,6 +62,9 @@ class Merger {
   void set_points(std::int64_t n_points, const T* x, const T* y, const T* z, const T* weights);
   // Collective. data: n_points values. ac: in = start (empty: zero), out = solution (real).
   MergeReport solve(const T* data, std::vector<double>& ac);
+  // The CG's relative-residual tolerance of the later solves (MergeOptions::tol; not a plan
+  // parameter, so one Merger serves merges of several tolerances).
+  void set_cg_tol(double tol);
   // The pieces, for tests: A^H D b (collective) and the Toeplitz normal operator (local).
   void adjoint(const T* data, std::vector<std::complex<double>>& out);
   void apply_normal(const std::vector<std::complex<double>>& in,
