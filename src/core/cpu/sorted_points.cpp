@@ -52,24 +52,12 @@ class PhaseTimer {
 // The passes of the instruction set in use.
 template <typename T, typename Count>
 std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count) {
-  switch (cpu_isa()) {
-#if defined(NUFFTMP_CPU_X86_VARIANTS)
-    case Isa::Avx512: return avx512::count_bins(a, j0, j1, count);
-    case Isa::Avx2: return avx2::count_bins(a, j0, j1, count);
-#endif
-    default: return generic::count_bins(a, j0, j1, count);
-  }
+  return NUFFTMP_CPU_DISPATCH(count_bins, a, j0, j1, count);
 }
 template <typename T, typename Count>
 void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,
                   double* g, std::int64_t* perm) {
-  switch (cpu_isa()) {
-#if defined(NUFFTMP_CPU_X86_VARIANTS)
-    case Isa::Avx512: avx512::place_points(a, j0, j1, next, g, perm); break;
-    case Isa::Avx2: avx2::place_points(a, j0, j1, next, g, perm); break;
-#endif
-    default: generic::place_points(a, j0, j1, next, g, perm); break;
-  }
+  NUFFTMP_CPU_DISPATCH(place_points, a, j0, j1, next, g, perm);
 }
 
 // The counting sort of the points into the bins of `pass` (one bin: the user's order, which

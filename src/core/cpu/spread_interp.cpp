@@ -56,13 +56,7 @@ void spread(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
   reserve_scratch(scratch, nthreads,
                   (box + 2 * pts.max_subproblem_points) * nvec + 64 / sizeof(T),
                   "spread (subproblem boxes)");
-  switch (cpu_isa()) {
-#if defined(NUFFTMP_CPU_X86_VARIANTS)
-    case Isa::Avx512: avx512::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
-    case Isa::Avx2: avx2::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
-#endif
-    default: generic::spread_boxes(pts, ker, shape, c, nvec, g, box, nthreads, scratch); break;
-  }
+  NUFFTMP_CPU_DISPATCH(spread_boxes, pts, ker, shape, c, nvec, g, box, nthreads, scratch);
 }
 
 template <typename T>
@@ -73,13 +67,7 @@ void interp(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker, const Gri
   nthreads = threads_for(point_work(pts.M, ker.w, shape.dim, nvec), nthreads);
   reserve_scratch(scratch, nthreads, 2 * kInterpChunk * nvec, "interp (output buffers)");
   const T* g = reinterpret_cast<const T*>(grid);
-  switch (cpu_isa()) {
-#if defined(NUFFTMP_CPU_X86_VARIANTS)
-    case Isa::Avx512: avx512::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
-    case Isa::Avx2: avx2::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
-#endif
-    default: generic::interp_points(pts, ker, shape, g, nvec, c, nthreads, scratch); break;
-  }
+  NUFFTMP_CPU_DISPATCH(interp_points, pts, ker, shape, g, nvec, c, nthreads, scratch);
 }
 
 template <typename T>
