@@ -14,7 +14,7 @@
 
 #include "nufftmp/errors.hpp"
 #include "nufftmp/ewald.hpp"
-#include "partition.hpp"
+#include "dist/partition.hpp"
 
 namespace nufftmp::ewald {
 

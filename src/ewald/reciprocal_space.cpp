@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "agree.hpp"
+#include "dist/agree.hpp"
 #include "reciprocal_host.hpp"
 #include "stopwatch.hpp"
 

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "agree.hpp"
-#include "exchange.hpp"
+#include "dist/agree.hpp"
+#include "dist/exchange.hpp"
 
 namespace nufftmp::ewald::detail {
 

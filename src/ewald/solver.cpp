@@ -17,8 +17,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "agree.hpp"
-#include "context_impl.hpp"
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
 #include "gpu/gpu_ewald.hpp"
 #include "input_ions.hpp"
 #include "nufftmp/ewald.hpp"
@@ -66,9 +66,6 @@ struct Solver::Impl {
   std::unique_ptr<detail::GpuEwald> dev;
 
   MPI_Comm comm() const { return ctx->comm(); }
-  dist::detail::Communicator& host_comm() const {
-    return ctx->impl().communicator(MemorySpace::Host);
-  }
 
   void plan(std::int64_t n_total, Timings& tm);
   Result compute(std::int64_t n, const double* x, const double* y, const double* z,
@@ -128,7 +125,7 @@ void Solver::Impl::plan(std::int64_t n_total, Timings& tm) {
   });
   // The root's budget for all: the parameters must be the same everywhere.
   const auto t0 = Clock::now();
-  host_comm().bcast(&budget, 1, dist::detail::Scalar::F64, 0);
+  dist::detail::bcast(comm(), &budget, 1, 0);
   tm.comm_ms += ms_since(t0);
   recip.reset();
   planned_for = -1;
@@ -232,7 +229,7 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
   agreed(comm(), [&] { in = detail::input_ions(n, x, y, z, q, box, ctx->rank()); });
   double sums[4] = {static_cast<double>(n), in.sum_q, in.sum_q2, in.sum_abs_q};
   auto t0 = Clock::now();
-  host_comm().allreduce(sums, 4, dist::detail::Scalar::F64);
+  dist::detail::allreduce_sum(comm(), sums, 4);
   tm.comm_ms += ms_since(t0);
   const auto n_total = static_cast<std::int64_t>(std::llround(sums[0]));
   const double Q = sums[1];
@@ -285,7 +282,7 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
     if (gpu) tm.transfer_ms += ms_since(t0);
   });
   t0 = Clock::now();
-  host_comm().allreduce(&local_real, 1, dist::detail::Scalar::F64);
+  dist::detail::allreduce_sum(comm(), &local_real, 1);
   res.energy_real = 0.5 * local_real;
   res.energy_recip = 2.0 * M_PI / box.volume() * green_sum;
   res.energy_self = -p.alpha / std::sqrt(M_PI) * sums[2];

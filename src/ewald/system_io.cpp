@@ -2,8 +2,8 @@
 // the ions are scattered to near-equal shares, or gathered, by dist's scatter and gather.
 #include <string>
 
-#include "agree.hpp"
-#include "context_impl.hpp"
+#include "dist/agree.hpp"
+#include "dist/collectives.hpp"
 #include "nufftmp/errors.hpp"
 #include "nufftmp/ewald.hpp"
 #include "system_files.hpp"
@@ -42,8 +42,7 @@ System read_system(const dist::Context& ctx, const std::string& path, int root) 
   });
   System mine;
   mine.box = all.box;
-  ctx.impl().communicator(MemorySpace::Host).bcast(mine.box.L.data(), 3,
-                                                   dist::detail::Scalar::F64, root);
+  dist::detail::bcast(ctx.comm(), mine.box.L.data(), 3, root);
   auto pos = dist::scatter_points(ctx, 3, all.size(), all.x.data(), all.y.data(), all.z.data(),
                                   root);
   auto q = dist::scatter_points(ctx, 1, all.size(), all.q.data(),
