@@ -184,18 +184,12 @@ class DistPlan(PlanInfo):
         if dt is not None:
             self._make_inner()
 
-    def _set_dtype(self, dt):
-        self._dtype = dt
-        self._real_dtype = np.dtype(np.float32 if dt == np.complex64 else np.float64)
-
     def _make_inner(self):
         """The C++ DistPlan (collective: an error, a parameter or precision differing between
         ranks included, is raised on every rank)."""
-        suffix = "F32" if self._dtype == np.complex64 else "F64"
-        cls = getattr(_core, "DistPlan" + suffix)
-        shape = self._dim if self._type == 3 else list(self._n_modes[::-1])
-        self._inner = cls(self._context._ctx, self._type, shape, self._isign, self._n_trans,
-                          self._tol, self._opts, self._dopts)
+        cls = getattr(_core, "DistPlan" + self._suffix)
+        self._inner = cls(self._context._ctx, self._type, self._shape_arg(), self._isign,
+                          self._n_trans, self._tol, self._opts, self._dopts)
 
     @property
     def context(self):
@@ -255,12 +249,7 @@ class DistPlan(PlanInfo):
         except NufftError as e:
             raise python_axis_names(e, self._dim)
         self._points, self._targets, self._M = coords, tg, M
-        if self._type == 1:
-            self._core_in, self._core_out = (M,), self._n_modes
-        elif self._type == 2:
-            self._core_in, self._core_out = self._n_modes, (M,)
-        else:
-            self._core_in, self._core_out = (M,), (N,)
+        self._set_core_shapes(M, N)
 
     def execute(self, data, out=None):
         """Collective. Type 1: data = this rank's strengths, returns the modes (summed over the

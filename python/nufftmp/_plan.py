@@ -204,7 +204,26 @@ def checked_out(ad, out, core_out, n_trans, dtype, device):
 
 
 class PlanInfo:
-    """The read-only properties FINUFFT's and cuFINUFFT's plans have (shared by DistPlan)."""
+    """The read-only properties FINUFFT's and cuFINUFFT's plans have, and the state both Plan and
+    DistPlan derive from them the same way."""
+
+    def _set_dtype(self, dt):
+        self._dtype = dt
+        self._real_dtype = np.dtype(np.float32 if dt == np.complex64 else np.float64)
+        self._suffix = "F32" if dt == np.complex64 else "F64"
+
+    def _shape_arg(self):
+        # The C++ plan's second argument: the modes reversed (x fastest), or type 3's dimension.
+        return self._dim if self._type == 3 else list(self._n_modes[::-1])
+
+    def _set_core_shapes(self, M, N):
+        # The per-vector shapes of execute's input and output.
+        if self._type == 1:
+            self._core_in, self._core_out = (M,), self._n_modes
+        elif self._type == 2:
+            self._core_in, self._core_out = self._n_modes, (M,)
+        else:
+            self._core_in, self._core_out = (M,), (N,)
 
     @property
     def type(self):
@@ -317,11 +336,6 @@ class Plan(PlanInfo):
         return self._inner.describe() if self._inner is not None else "(engine not chosen yet)"
 
     # ---- precision and engine ----
-    def _set_dtype(self, dt):
-        self._dtype = dt
-        self._real_dtype = np.dtype(np.float32 if dt == np.complex64 else np.float64)
-        self._suffix = "F32" if dt == np.complex64 else "F64"
-
     def _validate(self, stacklevel):
         """The C++ plan's own checks (no engine made); sets the effective tolerance."""
         validate = getattr(_core, "validate_plan_" + self._suffix)
@@ -330,9 +344,6 @@ class Plan(PlanInfo):
         if warning:
             warnings.warn("nufftmp: " + warning, stacklevel=stacklevel + 1)
 
-    def _shape_arg(self):
-        # The C++ plan's second argument: the modes reversed (x fastest), or type 3's dimension.
-        return self._dim if self._type == 3 else list(self._n_modes[::-1])
 
     def _follow_points_precision(self, x):
         # Before the engine exists and without a dtype argument: float32 points mean complex64.
@@ -452,12 +463,7 @@ class Plan(PlanInfo):
         self._points = coords
         self._targets = targets
         self._M = M
-        if self._type == 1:
-            self._core_in, self._core_out = (M,), self._n_modes
-        elif self._type == 2:
-            self._core_in, self._core_out = self._n_modes, (M,)
-        else:
-            self._core_in, self._core_out = (M,), (N,)
+        self._set_core_shapes(M, N)
         # The usual shape of `data`, checked by one comparison in the numpy path.
         self._full_batch = () if self._n_trans == 1 else (self._n_trans,)
         self._full_in = self._full_batch + self._core_in
