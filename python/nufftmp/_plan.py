@@ -367,12 +367,9 @@ class Plan(PlanInfo):
         if on_device and self._device < 0:
             self._device = _current_device()
         self._stream = stream if on_device else 0
-        inner = self._inner
-        # Host calls: the CPU engine's plain calls take host pointers; a CUDA plan copies.
-        self._set_arrays = inner.set_points_host_arrays
-        self._exec_arrays = inner.execute_host_arrays
-        self._set_dev = inner.set_points
-        self._exec_dev = inner.execute
+        # No bound methods of _inner are cached on the plan: each would hold the C++ plan past
+        # _stream_owner when the plan's __dict__ goes, and the C++ plan frees its buffers on that
+        # stream (a destroyed CuPy stream then: the segfault of test_cupy_streams on the H200).
 
     def _ensure_engine(self, ad, first):
         if self._inner is not None:
@@ -440,7 +437,7 @@ class Plan(PlanInfo):
         self._M = None
         try:
             with _StreamOrder(self, ad0, coords[0]):
-                self._set_dev(M, *ptrs)
+                self._inner.set_points(M, *ptrs)
         except NufftError as e:
             raise python_axis_names(e, self._dim)
         self._points_set(coords, M, targets, N)
@@ -451,9 +448,9 @@ class Plan(PlanInfo):
         self._M = None  # as in setpts
         try:
             if self._type == 3:
-                self._set_arrays(*coords[::-1], *pad, *targets[::-1], *pad)
+                self._inner.set_points_host_arrays(*coords[::-1], *pad, *targets[::-1], *pad)
             else:
-                self._set_arrays(*coords[::-1], *pad)
+                self._inner.set_points_host_arrays(*coords[::-1], *pad)
         except NufftError as e:
             raise python_axis_names(e, self._dim)
         self._points_set(coords, M, targets, N)
@@ -505,7 +502,7 @@ class Plan(PlanInfo):
         else:
             c, f = ad.ptr(data), ad.ptr(out)
         with _StreamOrder(self, ad, data):
-            self._exec_dev(c, f)
+            self._inner.execute(c, f)
         return out
 
     def _execute_numpy(self, data, out):
@@ -526,7 +523,7 @@ class Plan(PlanInfo):
         elif not (out.dtype == self._dtype and out.flags.c_contiguous and out.flags.writeable
                   and out.shape == batch + self._core_out):
             out = self._check_out(_arrays.NumpyArrays, out, self._core_out)
-        self._exec_arrays(data, out)
+        self._inner.execute_host_arrays(data, out)
         return out
 
     def _check_out(self, ad, out, core_out):

@@ -202,3 +202,23 @@ def test_torch_cpu_tensors_come_back_as_tensors(rng):
     c = plan.execute(torch.from_numpy(f))
     assert isinstance(c, torch.Tensor)
     assert rel_err(c.numpy(), direct_type2(pts, f, -1)) < 1e-8
+
+
+def test_the_engine_is_held_by_the_plan_alone(rng):
+    # The C++ plan frees its buffers on the plan's stream when it goes, so it must go before
+    # the stream object the plan keeps (_stream_owner): nothing but the plan's __dict__ may
+    # refer to it (cached bound methods did, and a CuPy stream was destroyed first on the GPU).
+    import gc
+    for t in (1, 2, 3):
+        plan = nufftmp.Plan(t, 3 if t == 3 else (8, 6, 4), eps=1e-6)
+        x, y, z = random_points(rng, 3, 40, np.complex128)
+        if t == 3:
+            plan.setpts(x, y, z, x, y, z)
+        else:
+            plan.setpts(x, y, z)
+        plan.execute(random_complex(rng, 40 if t != 2 else (8, 6, 4), np.complex128))
+        holders = [r for r in gc.get_referrers(plan.inner)
+                   if r is not plan and r is not plan.__dict__]
+        assert holders == [], f"type {t}: the engine is also held by {holders!r}"
+        keys = list(plan.__dict__)
+        assert keys.index("_inner") < keys.index("_stream_owner")
