@@ -156,6 +156,7 @@ struct DistPlan<T>::Impl {
   void run(complex_type* c, complex_type* f, MemorySpace space);
   void run_type1(complex_type* c, complex_type* f, MemorySpace space);
   void run_type2(complex_type* c, complex_type* f, MemorySpace space);
+  void compute_agreed(complex_type* c, complex_type* f, bool has_work);
   void zero_modes(complex_type* f, std::int64_t count, MemorySpace space);
   complex_type* broadcast_target(MemorySpace space);
 };
@@ -487,13 +488,7 @@ void DistPlan<T>::Impl::run_type2(complex_type* c, complex_type* f, MemorySpace 
   const auto t0 = Clock::now();
   if (!dopts.modes_on_all) cm.bcast(f, 2 * count, detail::scalar_of<T>(), dopts.root);
   timings.comm_ms = ms_since(t0);
-  const auto t1 = Clock::now();
-  detail::agreed(comm(), [&] {
-    if (M_local == 0) return;
-    local->execute(c, f);
-    local->synchronize();
-  });
-  timings.compute_ms = ms_since(t1);
+  compute_agreed(c, f, M_local > 0);
 }
 
 // Type 2 on a rank that passed no f: a buffer of ours for the broadcast modes.
@@ -547,13 +542,19 @@ void DistPlan<T>::Impl::run_type3_scattered(complex_type* c, complex_type* f, Me
     sources->gather(ctx->communicator(space), c ? c + v * M_local : nullptr, call + v * total,
                     detail::scalar_of<T>(), 2);
   timings.comm_ms = ms_since(t0);
-  const auto t1 = Clock::now();
+  compute_agreed(call, f, nmodes > 0);
+}
+
+// One whole local execute (type 2, type 3 with scattered targets), agreed and timed as compute.
+template <typename T>
+void DistPlan<T>::Impl::compute_agreed(complex_type* c, complex_type* f, bool has_work) {
+  const auto t0 = Clock::now();
   detail::agreed(comm(), [&] {
-    if (nmodes == 0) return;
-    local->execute(call, f);
+    if (!has_work) return;
+    local->execute(c, f);
     local->synchronize();
   });
-  timings.compute_ms = ms_since(t1);
+  timings.compute_ms = ms_since(t0);
 }
 
 template <typename T>

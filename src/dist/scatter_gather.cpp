@@ -28,7 +28,6 @@ std::vector<int> as_int(const std::vector<std::int64_t>& v, std::size_t n) {
   return std::vector<int>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-
 }  // namespace
 
 void gather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64_t>& bytes,
