@@ -110,9 +110,10 @@ template <typename T>
 class DistPlan {
  public:
   using complex_type = std::complex<T>;
-  // Collective. type, modes, isign, ntransf, tol (and modeord, upsampfac, kernel, the DistOptions)
-  // must agree on all ranks: a mismatch is Error(InvalidArgument) on every rank, naming the
-  // parameter and the values. opts.backend must be Auto or the context's; on GPUs the local
+  // Collective. type, modes (type 3: dim), isign, ntransf, tol, opts' modeord, upsampfac, kernel,
+  // spread_interp_only and backend, and the DistOptions must agree on all ranks: a mismatch is
+  // Error(InvalidArgument) on every rank, naming the parameter and the values (the other
+  // Options, how this rank computes, may differ). opts.backend must be Auto or the context's; on GPUs the local
   // plan runs on the context's device and stream (opts.gpu_device / cuda_stream are replaced).
   // Warnings (opts.warnings) are printed by rank 0 only.
   DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& modes, int isign,

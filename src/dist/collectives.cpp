@@ -4,7 +4,7 @@
 #include "all_gather.hpp"
 #include "context_impl.hpp"
 #include "mpi_check.hpp"
-#include "partition.hpp"
+#include "mpi_pieces.hpp"
 
 namespace nufftmp::dist::detail {
 
@@ -24,21 +24,16 @@ namespace {
 template <typename V>
 void allreduce_sum_of(MPI_Comm comm, V* v, std::int64_t n, std::int64_t max_piece,
                       MPI_Datatype type) {
-  std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n, max_piece)) {
-    NUFFTMP_MPI_CHECK(
-        MPI_Allreduce(MPI_IN_PLACE, v + off, static_cast<int>(piece), type, MPI_SUM, comm));
-    off += piece;
-  }
+  for_each_piece(n, max_piece, [&](std::int64_t off, int count) {
+    NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v + off, count, type, MPI_SUM, comm));
+  });
 }
 template <typename V>
 void bcast_of(MPI_Comm comm, V* v, std::int64_t n, int root, std::int64_t max_piece,
               MPI_Datatype type) {
-  std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n, max_piece)) {
-    NUFFTMP_MPI_CHECK(MPI_Bcast(v + off, static_cast<int>(piece), type, root, comm));
-    off += piece;
-  }
+  for_each_piece(n, max_piece, [&](std::int64_t off, int count) {
+    NUFFTMP_MPI_CHECK(MPI_Bcast(v + off, count, type, root, comm));
+  });
 }
 }  // namespace
 

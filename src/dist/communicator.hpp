@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "nufftmp/plan.hpp"
+#include "partition.hpp"
 
 namespace nufftmp::dist::detail {
 
@@ -52,7 +53,7 @@ class Communicator {
 // MPI on host memory. max_count: the largest count handed to one MPI call (INT_MAX; smaller
 // values only in tests, to exercise the 64-bit chunking).
 std::unique_ptr<Communicator> make_mpi_host_communicator(MPI_Comm comm,
-                                                         std::int64_t max_count = 2147483647);
+                                                         std::int64_t max_count = kMaxMpiCount);
 
 // CUDA builds (throw NotAvailable otherwise). compute_stream: the cudaStream_t the plans run on.
 // force_staged: stage through pinned host buffers even when MPI is CUDA-aware.

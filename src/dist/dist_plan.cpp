@@ -82,6 +82,36 @@ struct Room {
   }
 };
 
+// The parameters that every rank must pass alike, for both constructors (shape: modes for
+// types 1 and 2, dim for type 3): those that decide the result (a mixed kernel or
+// spread_interp_only would sum or broadcast arrays that mean different things; a mixed kernel in
+// type 3 gives each rank's part its own accuracy) or the collectives each rank enters. The
+// others (method, kernel_eval, nthreads, maxbatchsize, sort, debug, warnings, the GPU tuning
+// fields) are this rank's own choices of how to compute the same answer and may differ.
+template <typename T>
+std::vector<Param> agreed_parameters(int type, Param shape, int isign, int ntransf, double tol,
+                                     const Options& opts, const DistOptions& dopts) {
+  const auto num = [](auto v) { return std::vector<double>{static_cast<double>(v)}; };
+  std::vector<Param> p{{"precision (bytes)", num(sizeof(T))},
+                       {"type", num(type)},
+                       std::move(shape),
+                       {"isign", num(isign)},
+                       {"ntransf", num(ntransf)},
+                       {"tol", {tol}}};
+  if (type != 3) p.push_back({"modeord", num(opts.modeord)});
+  p.push_back({"upsampfac", {opts.upsampfac}});
+  p.push_back({"kernel", num(opts.kernel)});
+  p.push_back({"spread_interp_only", num(opts.spread_interp_only)});
+  p.push_back({"backend", num(opts.backend)});
+  p.push_back({"reduction", num(dopts.reduction)});
+  p.push_back({"root", num(dopts.root)});
+  if (type != 3) p.push_back({"modes_on_all", num(dopts.modes_on_all)});
+  p.push_back({"reduce_batch", num(dopts.reduce_batch)});
+  p.push_back({"rebalance", num(dopts.rebalance)});
+  if (type == 3) p.push_back({"targets", num(dopts.targets)});
+  return p;
+}
+
 }  // namespace
 
 template <typename T>
@@ -126,6 +156,7 @@ struct DistPlan<T>::Impl {
   void run(complex_type* c, complex_type* f, MemorySpace space);
   void run_type1(complex_type* c, complex_type* f, MemorySpace space);
   void run_type2(complex_type* c, complex_type* f, MemorySpace space);
+  void compute_agreed(complex_type* c, complex_type* f, bool has_work);
   void zero_modes(complex_type* f, std::int64_t count, MemorySpace space);
   complex_type* broadcast_target(MemorySpace space);
 };
@@ -140,22 +171,10 @@ DistPlan<T>::DistPlan(Context& ctx, int type, const std::vector<std::int64_t>& m
   s.ntransf = ntransf;
   s.dopts = dopts;
 
-  std::vector<double> mode_values(modes.begin(), modes.end());
   detail::require_same_parameters(
       s.comm(), "DistPlan",
-      {Param{"precision (bytes)", {static_cast<double>(sizeof(T))}},
-       Param{"type", {static_cast<double>(type)}}, Param{"modes", mode_values},
-       Param{"isign", {static_cast<double>(isign)}},
-       Param{"ntransf", {static_cast<double>(ntransf)}}, Param{"tol", {tol}},
-       Param{"modeord", {static_cast<double>(opts.modeord)}},
-       Param{"upsampfac", {opts.upsampfac}},
-       Param{"kernel", {static_cast<double>(opts.kernel)}},
-       Param{"backend", {static_cast<double>(opts.backend)}},
-       Param{"reduction", {static_cast<double>(dopts.reduction)}},
-       Param{"root", {static_cast<double>(dopts.root)}},
-       Param{"modes_on_all", {dopts.modes_on_all ? 1.0 : 0.0}},
-       Param{"reduce_batch", {static_cast<double>(dopts.reduce_batch)}},
-       Param{"rebalance", {dopts.rebalance ? 1.0 : 0.0}}});
+      agreed_parameters<T>(type, Param{"modes", {modes.begin(), modes.end()}}, isign, ntransf,
+                           tol, opts, dopts));
 
   detail::agreed(s.comm(), [&] {
     const Options o = s.local_options(opts, ntransf);
@@ -180,17 +199,8 @@ DistPlan<T>::DistPlan(Type3Tag, Context& ctx, int type, long long dim, int isign
   s.dopts = dopts;
   detail::require_same_parameters(
       s.comm(), "DistPlan",
-      {Param{"precision (bytes)", {static_cast<double>(sizeof(T))}},
-       Param{"type", {static_cast<double>(type)}}, Param{"dim", {static_cast<double>(dim)}},
-       Param{"isign", {static_cast<double>(isign)}},
-       Param{"ntransf", {static_cast<double>(ntransf)}}, Param{"tol", {tol}},
-       Param{"upsampfac", {opts.upsampfac}},
-       Param{"backend", {static_cast<double>(opts.backend)}},
-       Param{"reduction", {static_cast<double>(dopts.reduction)}},
-       Param{"root", {static_cast<double>(dopts.root)}},
-       Param{"reduce_batch", {static_cast<double>(dopts.reduce_batch)}},
-       Param{"rebalance", {dopts.rebalance ? 1.0 : 0.0}},
-       Param{"targets", {static_cast<double>(dopts.targets)}}});
+      agreed_parameters<T>(type, Param{"dim", {static_cast<double>(dim)}}, isign, ntransf, tol,
+                           opts, dopts));
   detail::agreed(s.comm(), [&] {
     if (dopts.rebalance)
       throw Error(ErrorCode::InvalidArgument, "DistPlan: rebalance is for types 1 and 2");
@@ -478,13 +488,7 @@ void DistPlan<T>::Impl::run_type2(complex_type* c, complex_type* f, MemorySpace 
   const auto t0 = Clock::now();
   if (!dopts.modes_on_all) cm.bcast(f, 2 * count, detail::scalar_of<T>(), dopts.root);
   timings.comm_ms = ms_since(t0);
-  const auto t1 = Clock::now();
-  detail::agreed(comm(), [&] {
-    if (M_local == 0) return;
-    local->execute(c, f);
-    local->synchronize();
-  });
-  timings.compute_ms = ms_since(t1);
+  compute_agreed(c, f, M_local > 0);
 }
 
 // Type 2 on a rank that passed no f: a buffer of ours for the broadcast modes.
@@ -538,13 +542,19 @@ void DistPlan<T>::Impl::run_type3_scattered(complex_type* c, complex_type* f, Me
     sources->gather(ctx->communicator(space), c ? c + v * M_local : nullptr, call + v * total,
                     detail::scalar_of<T>(), 2);
   timings.comm_ms = ms_since(t0);
-  const auto t1 = Clock::now();
+  compute_agreed(call, f, nmodes > 0);
+}
+
+// One whole local execute (type 2, type 3 with scattered targets), agreed and timed as compute.
+template <typename T>
+void DistPlan<T>::Impl::compute_agreed(complex_type* c, complex_type* f, bool has_work) {
+  const auto t0 = Clock::now();
   detail::agreed(comm(), [&] {
-    if (nmodes == 0) return;
-    local->execute(call, f);
+    if (!has_work) return;
+    local->execute(c, f);
     local->synchronize();
   });
-  timings.compute_ms = ms_since(t1);
+  timings.compute_ms = ms_since(t0);
 }
 
 template <typename T>

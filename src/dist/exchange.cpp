@@ -5,6 +5,7 @@
 
 #include "agree.hpp"
 #include "mpi_check.hpp"
+#include "mpi_pieces.hpp"
 #include "nufftmp/errors.hpp"
 #include "partition.hpp"
 
@@ -34,30 +35,13 @@ Exchanged exchange_bytes(MPI_Comm comm, const void* send,
   const char* s = static_cast<const char*>(send);
   char* r = out.data.data();
   std::vector<MPI_Request> reqs;
-  for (int p = 0; p < size; ++p) {
-    if (p == rank) continue;
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(out.recv_bytes[p], max_piece)) {
-      reqs.push_back(MPI_REQUEST_NULL);
-      NUFFTMP_MPI_CHECK(MPI_Irecv(r + rdispl[p] + off, static_cast<int>(piece), MPI_BYTE, p, kTag,
-                                  comm, &reqs.back()));
-      off += piece;
-    }
-  }
-  for (int p = 0; p < size; ++p) {
-    if (p == rank) continue;
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(send_bytes[p], max_piece)) {
-      reqs.push_back(MPI_REQUEST_NULL);
-      NUFFTMP_MPI_CHECK(MPI_Isend(s + sdispl[p] + off, static_cast<int>(piece), MPI_BYTE, p, kTag,
-                                  comm, &reqs.back()));
-      off += piece;
-    }
-  }
+  for (int p = 0; p < size; ++p)
+    if (p != rank) irecv_bytes(comm, r + rdispl[p], out.recv_bytes[p], p, kTag, max_piece, reqs);
+  for (int p = 0; p < size; ++p)
+    if (p != rank) isend_bytes(comm, s + sdispl[p], send_bytes[p], p, kTag, max_piece, reqs);
   if (send_bytes[rank] > 0)
     std::memcpy(r + rdispl[rank], s + sdispl[rank], static_cast<std::size_t>(send_bytes[rank]));
-  if (!reqs.empty())
-    NUFFTMP_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+  wait_all(reqs);
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "partition.hpp"
+
 namespace nufftmp::dist::detail {
 
 struct Exchanged {
@@ -22,6 +24,6 @@ struct Exchanged {
 
 Exchanged exchange_bytes(MPI_Comm comm, const void* send,
                          const std::vector<std::int64_t>& send_bytes,
-                         std::int64_t max_piece = 2147483647);
+                         std::int64_t max_piece = kMaxMpiCount);
 
 }  // namespace nufftmp::dist::detail

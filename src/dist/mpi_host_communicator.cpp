@@ -5,7 +5,7 @@
 
 #include "communicator.hpp"
 #include "mpi_check.hpp"
-#include "partition.hpp"
+#include "mpi_pieces.hpp"
 
 namespace nufftmp::dist::detail {
 
@@ -29,58 +29,40 @@ class MpiHostCommunicator final : public Communicator {
   MemorySpace memory_space() const override { return MemorySpace::Host; }
 
   void allreduce(void* buf, std::int64_t n, Scalar s) override {
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(n, max_)) {
-      NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, at(buf, off, s), static_cast<int>(piece),
-                                      mpi_type(s), MPI_SUM, comm_));
-      off += piece;
-    }
+    for_each_piece(n, max_, [&](std::int64_t off, int count) {
+      NUFFTMP_MPI_CHECK(
+          MPI_Allreduce(MPI_IN_PLACE, at(buf, off, s), count, mpi_type(s), MPI_SUM, comm_));
+    });
   }
   void reduce(void* buf, std::int64_t n, Scalar s, int root) override {
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(n, max_)) {
+    for_each_piece(n, max_, [&](std::int64_t off, int count) {
       void* p = at(buf, off, s);
       // MPI_IN_PLACE is legal at the root only; elsewhere the buffer is the send buffer.
       NUFFTMP_MPI_CHECK(MPI_Reduce(rank_ == root ? MPI_IN_PLACE : p, rank_ == root ? p : nullptr,
-                                   static_cast<int>(piece), mpi_type(s), MPI_SUM, root, comm_));
-      off += piece;
-    }
+                                   count, mpi_type(s), MPI_SUM, root, comm_));
+    });
   }
   void bcast(void* buf, std::int64_t n, Scalar s, int root) override {
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(n, max_)) {
-      NUFFTMP_MPI_CHECK(
-          MPI_Bcast(at(buf, off, s), static_cast<int>(piece), mpi_type(s), root, comm_));
-      off += piece;
-    }
+    for_each_piece(n, max_, [&](std::int64_t off, int count) {
+      NUFFTMP_MPI_CHECK(MPI_Bcast(at(buf, off, s), count, mpi_type(s), root, comm_));
+    });
   }
   void allreduce_start(void* buf, std::int64_t n, Scalar s) override {
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(n, max_)) {
+    for_each_piece(n, max_, [&](std::int64_t off, int count) {
       pending_.push_back(MPI_REQUEST_NULL);
-      NUFFTMP_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, at(buf, off, s), static_cast<int>(piece),
-                                       mpi_type(s), MPI_SUM, comm_, &pending_.back()));
-      off += piece;
-    }
+      NUFFTMP_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, at(buf, off, s), count, mpi_type(s),
+                                       MPI_SUM, comm_, &pending_.back()));
+    });
   }
   void reduce_start(void* buf, std::int64_t n, Scalar s, int root) override {
-    std::int64_t off = 0;
-    for (auto piece : mpi_chunks(n, max_)) {
+    for_each_piece(n, max_, [&](std::int64_t off, int count) {
       void* p = at(buf, off, s);
       pending_.push_back(MPI_REQUEST_NULL);
       NUFFTMP_MPI_CHECK(MPI_Ireduce(rank_ == root ? MPI_IN_PLACE : p, rank_ == root ? p : nullptr,
-                                    static_cast<int>(piece), mpi_type(s), MPI_SUM, root, comm_,
-                                    &pending_.back()));
-      off += piece;
-    }
+                                    count, mpi_type(s), MPI_SUM, root, comm_, &pending_.back()));
+    });
   }
-  void wait() override {
-    if (pending_.empty()) return;
-    std::vector<MPI_Request> reqs;
-    reqs.swap(pending_);
-    NUFFTMP_MPI_CHECK(
-        MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
-  }
+  void wait() override { wait_all(pending_); }
 
  private:
   MPI_Comm comm_;

@@ -31,9 +31,12 @@ struct Transfer {
 // listed by increasing global index; each rank's received pieces tile [0, new count).
 std::vector<Transfer> rebalance_plan(const std::vector<std::int64_t>& counts);
 
-// Splits n items into pieces of at most max_piece (default INT_MAX), for MPI calls whose counts
-// are int. Returns the piece sizes (empty for n == 0).
-std::vector<std::int64_t> mpi_chunks(std::int64_t n, std::int64_t max_piece = 2147483647);
+// The largest count one MPI call takes (its counts are int).
+constexpr std::int64_t kMaxMpiCount = 2147483647;
+
+// Splits n items into pieces of at most max_piece, for MPI calls whose counts are int.
+// Returns the piece sizes (empty for n == 0).
+std::vector<std::int64_t> mpi_chunks(std::int64_t n, std::int64_t max_piece = kMaxMpiCount);
 
 // Largest imbalance: max(counts) / mean(counts) (1 when perfectly even or empty).
 double imbalance(const std::vector<std::int64_t>& counts);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "mpi_check.hpp"
+#include "mpi_pieces.hpp"
 
 namespace nufftmp::dist::detail {
 
@@ -46,22 +47,12 @@ void Rebalancer::move(const void* src, void* dst, std::size_t elem_bytes, bool i
       std::memmove(d + to_off, s + from_off, static_cast<std::size_t>(bytes));
       continue;
     }
-    // Pieces of one move keep their order: same source, destination and tag.
-    std::int64_t done = 0;
-    for (auto piece : mpi_chunks(bytes)) {
-      reqs.push_back(MPI_REQUEST_NULL);
-      if (from == rank_)
-        NUFFTMP_MPI_CHECK(MPI_Isend(s + from_off + done, static_cast<int>(piece), MPI_BYTE, to,
-                                    kTag, comm_, &reqs.back()));
-      else
-        NUFFTMP_MPI_CHECK(MPI_Irecv(d + to_off + done, static_cast<int>(piece), MPI_BYTE, from,
-                                    kTag, comm_, &reqs.back()));
-      done += piece;
-    }
+    if (from == rank_)
+      isend_bytes(comm_, s + from_off, bytes, to, kTag, kMaxMpiCount, reqs);
+    else
+      irecv_bytes(comm_, d + to_off, bytes, from, kTag, kMaxMpiCount, reqs);
   }
-  if (!reqs.empty())
-    NUFFTMP_MPI_CHECK(
-        MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+  wait_all(reqs);
 }
 
 }  // namespace nufftmp::dist::detail

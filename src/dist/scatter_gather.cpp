@@ -7,7 +7,7 @@
 #include "agree.hpp"
 #include "context_impl.hpp"
 #include "mpi_check.hpp"
-#include "partition.hpp"
+#include "mpi_pieces.hpp"
 
 namespace nufftmp::dist {
 
@@ -28,31 +28,6 @@ std::vector<int> as_int(const std::vector<std::int64_t>& v, std::size_t n) {
   return std::vector<int>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
-// Move `n` bytes to (send_pieces) or from (post_receives) `peer` in pieces of at most
-// max_piece bytes, as MPI counts are int.
-void send_pieces(MPI_Comm comm, const char* buf, std::int64_t n, int peer, std::int64_t max_piece) {
-  std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n, max_piece)) {
-    NUFFTMP_MPI_CHECK(MPI_Send(buf + off, static_cast<int>(piece), MPI_BYTE, peer, kTag, comm));
-    off += piece;
-  }
-}
-void post_receives(MPI_Comm comm, char* buf, std::int64_t n, int peer, std::int64_t max_piece,
-                   std::vector<MPI_Request>& reqs) {
-  std::int64_t off = 0;
-  for (auto piece : mpi_chunks(n, max_piece)) {
-    reqs.push_back(MPI_REQUEST_NULL);
-    NUFFTMP_MPI_CHECK(
-        MPI_Irecv(buf + off, static_cast<int>(piece), MPI_BYTE, peer, kTag, comm, &reqs.back()));
-    off += piece;
-  }
-}
-void wait_all(std::vector<MPI_Request>& reqs) {
-  if (!reqs.empty())
-    NUFFTMP_MPI_CHECK(
-        MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
-}
-
 }  // namespace
 
 void gather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64_t>& bytes,
@@ -67,14 +42,15 @@ void gather_bytes(MPI_Comm comm, const void* local, const std::vector<std::int64
                                   MPI_BYTE, root, comm));
     return;
   }
+  std::vector<MPI_Request> reqs;
   if (rank != root) {
-    send_pieces(comm, static_cast<const char*>(local), bytes[rank], root, max_piece);
+    isend_bytes(comm, local, bytes[rank], root, kTag, max_piece, reqs);
+    wait_all(reqs);
     return;
   }
-  std::vector<MPI_Request> reqs;
   char* o = static_cast<char*>(out);
   for (int r = 0; r < static_cast<int>(bytes.size()); ++r)
-    if (r != root) post_receives(comm, o + displs[r], bytes[r], r, max_piece, reqs);
+    if (r != root) irecv_bytes(comm, o + displs[r], bytes[r], r, kTag, max_piece, reqs);
   if (bytes[root] > 0) std::memcpy(o + displs[root], local, static_cast<std::size_t>(bytes[root]));
   wait_all(reqs);
 }
@@ -91,16 +67,17 @@ void scatter_bytes(MPI_Comm comm, const void* all, const std::vector<std::int64_
                                    MPI_BYTE, root, comm));
     return;
   }
+  std::vector<MPI_Request> reqs;
   if (rank != root) {
-    std::vector<MPI_Request> reqs;
-    post_receives(comm, static_cast<char*>(local), bytes[rank], root, max_piece, reqs);
+    irecv_bytes(comm, local, bytes[rank], root, kTag, max_piece, reqs);
     wait_all(reqs);
     return;
   }
   const char* a = static_cast<const char*>(all);
   for (int r = 0; r < static_cast<int>(bytes.size()); ++r)
-    if (r != root) send_pieces(comm, a + displs[r], bytes[r], r, max_piece);
+    if (r != root) isend_bytes(comm, a + displs[r], bytes[r], r, kTag, max_piece, reqs);
   if (bytes[root] > 0) std::memcpy(local, a + displs[root], static_cast<std::size_t>(bytes[root]));
+  wait_all(reqs);
 }
 
 }  // namespace detail

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace nufftmp::dist::detail {
+#include "partition.hpp"
 
-constexpr std::int64_t kMaxMpiCount = 2147483647;
+namespace nufftmp::dist::detail {
 
 // Root receives bytes[r] bytes from every rank r, in rank order, into out (root only; it holds
 // the sum of bytes). bytes: every rank's count (known on every rank).

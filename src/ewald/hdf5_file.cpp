@@ -1,10 +1,9 @@
 // HDF5 systems: /box (3 doubles), /positions (N x 3), /charges (N), read and written whole by
 // one process with the serial library.
-#include <hdf5.h>
-
 #include <cmath>
 #include <vector>
 
+#include "h5/h5_handle.hpp"
 #include "nufftmp/errors.hpp"
 #include "system_files.hpp"
 
@@ -12,23 +11,7 @@ namespace nufftmp::ewald::detail {
 
 namespace {
 
-// An HDF5 identifier closed on scope exit.
-class Id {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Id(hid_t id, Closer c) : id_(id), close_(c) {}
-  ~Id() {
-    if (id_ >= 0) close_(id_);
-  }
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  Closer close_;
-};
+using h5::Handle;
 
 [[noreturn]] void fail(const std::string& path, const std::string& msg) {
   throw Error(ErrorCode::IoFailure, "'" + path + "': " + msg);
@@ -37,14 +20,14 @@ class Id {
 std::vector<double> read_dataset(hid_t file, const std::string& path, const char* name,
                                  std::vector<hsize_t>& dims) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) fail(path, std::string("data set ") + name + " is missing");
-  Id d(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  Handle d(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
   if (!d.ok()) fail(path, std::string("cannot open data set ") + name);
-  Id space(H5Dget_space(d.get()), H5Sclose);
+  Handle space(H5Dget_space(d.get()), H5Sclose);
   const int nd = H5Sget_simple_extent_ndims(space.get());
   if (nd < 1 || nd > 2) fail(path, std::string("data set ") + name + " has rank " + std::to_string(nd));
   dims.assign(static_cast<std::size_t>(nd), 0);
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  Id type(H5Dget_type(d.get()), H5Tclose);
+  Handle type(H5Dget_type(d.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER)
     fail(path, std::string("data set ") + name + " is not numeric");
   hsize_t n = 1;
@@ -57,9 +40,10 @@ std::vector<double> read_dataset(hid_t file, const std::string& path, const char
 
 void write_dataset(hid_t file, const std::string& path, const char* name,
                    const std::vector<hsize_t>& dims, const double* data) {
-  Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
-  Id d(H5Dcreate2(file, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-       H5Dclose);
+  Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+  Handle d(H5Dcreate2(file, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                      H5P_DEFAULT),
+           H5Dclose);
   if (!space.ok() || !d.ok()) fail(path, std::string("cannot create data set ") + name);
   if (H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     fail(path, std::string("cannot write data set ") + name);
@@ -68,8 +52,8 @@ void write_dataset(hid_t file, const std::string& path, const char* name,
 }  // namespace
 
 System read_hdf5(const std::string& path) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  Id f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  h5::quiet();
+  Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!f.ok()) fail(path, "cannot open as an HDF5 file");
   std::vector<hsize_t> db, dp, dq;
   const auto box = read_dataset(f.get(), path, "box", db);
@@ -101,8 +85,8 @@ System read_hdf5(const std::string& path) {
 }
 
 void write_hdf5(const std::string& path, const System& s) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  Id f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  h5::quiet();
+  Handle f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
   if (!f.ok()) fail(path, "cannot create");
   const auto n = static_cast<hsize_t>(s.size());
   std::vector<double> pos(3 * static_cast<std::size_t>(n));

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "dist/agree.hpp"
-#include "h5_handle.hpp"
+#include "h5/h5_handle.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {

@@ -9,7 +9,7 @@
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
 #include "dist/partition.hpp"
-#include "h5_handle.hpp"
+#include "h5/h5_handle.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {

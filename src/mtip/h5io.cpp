@@ -3,7 +3,7 @@
 // temporary file renamed over the target on commit (detail::DurableReplacement: unique name,
 // fsync before and after the rename), so a killed job or a crashed node never leaves a torn
 // file.
-#include "h5_handle.hpp"
+#include "h5/h5_handle.hpp"
 
 #include <cmath>
 #include <cstdio>

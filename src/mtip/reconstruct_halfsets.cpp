@@ -40,9 +40,11 @@ void Run<T>::free_correlation(GenerationReport& g) {
   slice_points(in_.free_positions, st_.orientations.data(), nloc, in_.scale, x.data(), y.data(),
                z.data());
   dist::detail::agreed(comm_, [&] {
-    Slicer<T> slicer(in_.M, nufft_tolerance(0, sizeof(T) == 4), ro_.nufft);
-    slicer.set_points(n, x.data(), y.data(), z.data());
-    slicer.slice_real(st_.ac, s);
+    if (!free_slicer_)
+      free_slicer_ = std::make_unique<Slicer<T>>(in_.M, nufft_tolerance(0, sizeof(T) == 4),
+                                                 ro_.nufft);
+    free_slicer_->set_points(n, x.data(), y.data(), z.data());
+    free_slicer_->slice_real(st_.ac, s);
   });
   // Per free pixel the sums of data and model over this rank's images; then the images and
   // whether every rank's free data are photon counts.

@@ -158,6 +158,9 @@ class Run {
   std::vector<std::int64_t> half_[2];   // this rank's images of each half set (local index)
   int capped_ = 0, merges_ = 0;         // merges of this generation: stopped at the CG's cap, all
   double capped_residual_ = 0;          // the largest residual of those stopped at the cap
+  // The free correlation's slicer, made once for the run (its plan, on GPUs a cuFFT plan and
+  // the fine grid, was made every generation); its points change every generation.
+  std::unique_ptr<Slicer<T>> free_slicer_;
   ShellCurve known_curve_;              // the half-set curve (merged once with known orientations)
   bool known_curve_valid_ = false;
   bool warned_convention_ = false;

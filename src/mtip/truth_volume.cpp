@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "dist/agree.hpp"
-#include "h5_handle.hpp"
+#include "h5/h5_handle.hpp"
 #include "lattice_series.hpp"
 #include "nufftmp/mtip.hpp"
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expect_error.hpp"
 #include "common/flags.hpp"
 
 using namespace nufftmp::apps;
@@ -16,12 +17,7 @@ using namespace nufftmp::apps;
 namespace {
 
 std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return nufftmp::test::error_message<UsageError>(fn);
 }
 
 TEST(AppFlags, IntegersAreReadWholeAndExactly) {

@@ -1,5 +1,6 @@
 // expect_error(fn, code, needles): fn must throw a nufftmp::Error with that code whose message
 // contains every needle (the parameter, the index, the value it names).
+// error_message<E>(fn): the message of the E that fn throws, empty when it throws none.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -25,6 +26,16 @@ inline void expect_error(const std::function<void()>& fn, ErrorCode code,
   } catch (const std::exception& e) {
     ADD_FAILURE() << "non-nufftmp exception: " << e.what();
   }
+}
+
+template <typename E = Error>
+std::string error_message(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace nufftmp::test

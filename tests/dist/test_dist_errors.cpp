@@ -1,6 +1,6 @@
-// Errors on one rank reach every rank: a NaN point on one rank, mismatched modes or tolerance
-// between ranks, a null output on one rank. No rank may hang (the CTest timeout guards it),
-// and the plan stays usable after a failed call.
+// Errors on one rank reach every rank: a NaN point on one rank, mismatched modes, tolerance,
+// kernel or spread_interp_only between ranks, a null output on one rank. No rank may hang (the
+// CTest timeout guards it), and the plan stays usable after a failed call.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -79,6 +79,36 @@ TEST(DistErrors, MismatchedToleranceThrowsOnEveryRank) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
     EXPECT_TRUE(contains(e, "parameter tol differs")) << e.what();
   }
+}
+
+// Options that decide the result must agree in every type: the kernel (types 1, 2 and 3) and
+// spread_interp_only (types 1 and 2), set otherwise on the last rank only.
+TEST(DistErrors, MismatchedKernelOrSpreadOnlyThrowsOnEveryRank) {
+  Context ctx(MPI_COMM_WORLD, cpu_context());
+  const bool odd = ctx.size() > 1 && ctx.rank() == ctx.size() - 1;
+  auto expect_mismatch = [&](const std::function<void()>& make, const std::string& what) {
+    try {
+      make();
+      EXPECT_EQ(ctx.size(), 1) << what << ": mismatch not detected on rank " << ctx.rank();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+      EXPECT_TRUE(contains(e, "parameter " + what + " differs")) << e.what();
+    }
+  };
+  Options k = cpu();
+  if (odd) k.kernel = Kernel::ES;
+  for (int type : {1, 2})
+    expect_mismatch([&] { DistPlan<double> p(ctx, type, {32, 32}, +1, 1, 1e-6, k); }, "kernel");
+  for (Type3Targets t : {Type3Targets::Shared, Type3Targets::Scattered}) {
+    DistOptions d;
+    d.targets = t;
+    expect_mismatch([&] { DistPlan<double> p(ctx, 3, 2, +1, 1, 1e-6, k, d); }, "kernel");
+  }
+  Options g = cpu();
+  g.spread_interp_only = odd;
+  for (int type : {1, 2})
+    expect_mismatch([&] { DistPlan<float> p(ctx, type, {32, 32}, -1, 1, 1e-4, g); },
+                    "spread_interp_only");
 }
 
 TEST(DistErrors, InvalidParametersOnEveryRankAreTheirOwnError) {

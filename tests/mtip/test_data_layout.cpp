@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "common/expect_error.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
@@ -15,20 +16,14 @@
 using namespace nufftmp::mtip;
 
 namespace {
+
+using nufftmp::test::error_message;
 using mtip_test::rank_of;
 
 constexpr std::int64_t kSide = 16;
 
 mtip_test::SimData small_data() { return mtip_test::simulate(13, 9, kSide, 0, 4, 12); }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const nufftmp::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 }  // namespace
 
 TEST(MtipDataLayout, SpinifelFileReadsAsNufftmpFile) {
@@ -87,10 +82,10 @@ TEST(MtipDataLayout, NeitherLayoutNamesWhatTheFileHolds) {
     v.commit();
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  const std::string m1 = error_of([&] { probe_data(MPI_COMM_WORLD, base + "_a.h5"); });
+  const std::string m1 = error_message([&] { probe_data(MPI_COMM_WORLD, base + "_a.h5"); });
   EXPECT_NE(m1.find("neither the nufftmp layout"), std::string::npos) << m1;
   EXPECT_NE(m1.find("images [2, 5, 6]"), std::string::npos) << m1;
-  const std::string m2 = error_of([&] { probe_data(MPI_COMM_WORLD, base + "_b.h5"); });
+  const std::string m2 = error_message([&] { probe_data(MPI_COMM_WORLD, base + "_b.h5"); });
   EXPECT_NE(m2.find("pixel_position_reciprocal has shape [5, 6, 2], expected [3, 5, 6] "
                     "(nufftmp) or [5, 6, 3] (spinifel/skopi)"),
             std::string::npos)
@@ -169,13 +164,13 @@ TEST(MtipDataLayout, MasksAndCorrections) {
   EXPECT_TRUE(p2.correction.empty());
   // A mask of the wrong shape, and a mask keeping nothing: clear errors on every rank.
   co.mask = {"pixel_position_reciprocal"};
-  const std::string m1 = error_of(
+  const std::string m1 = error_message(
       [&] { read_pixel_corrections(MPI_COMM_WORLD, path, info, l2.positions, co); });
   EXPECT_NE(m1.find("has shape [2, 8, 16, 3], expected the detector's [2, 8, 16]"),
             std::string::npos) << m1;
   co.mask = {base + "_extra.h5:none"};
   co.q_min = 0;
-  const std::string m2 = error_of(
+  const std::string m2 = error_message(
       [&] { read_pixel_corrections(MPI_COMM_WORLD, path, info, l2.positions, co); });
   EXPECT_NE(m2.find("keep no pixel"), std::string::npos) << m2;
   MPI_Barrier(MPI_COMM_WORLD);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 
+#include "common/expect_error.hpp"
 #include "mpi_fixture.hpp"
 #include "nufftmp/mtip.hpp"
 #include "sim_fixture.hpp"
@@ -16,6 +17,8 @@
 using namespace nufftmp::mtip;
 
 namespace {
+
+using nufftmp::test::error_message;
 using mtip_test::rank_of;
 
 constexpr std::int64_t kM = 15, kSide = 16;
@@ -31,15 +34,6 @@ ReconstructOptions known_run(const std::string& in, const std::string& out) {
   ro.verbose = false;
   ro.overwrite = true;  // every run of a test writes the same files
   return ro;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const nufftmp::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 void remove_outputs(const std::string& out) {
@@ -85,7 +79,7 @@ TEST(MtipRealData, SpinifelFileAndQuaternionConvention) {
   }
   // Read as nufftmp's convention: the check stops the run on every rank, naming the fix.
   ro.quaternion = QuaternionConvention::Lattice;
-  const std::string msg = error_of([&] { reconstruct(MPI_COMM_WORLD, ro); });
+  const std::string msg = error_message([&] { reconstruct(MPI_COMM_WORLD, ro); });
   EXPECT_NE(msg.find("rerun with --quaternion particle"), std::string::npos) << msg;
   // Warn-only: the run goes on.
   ro.check_convention = false;

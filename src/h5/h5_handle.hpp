@@ -1,6 +1,7 @@
-// The HDF5 C library's pieces that the M-TIP readers and writers share (internal to
-// src/mtip): identifiers closed on scope exit, opening files and data sets with errors that
-// name the file and the data set, shapes, hyperslab reads and the finiteness check.
+// The HDF5 C library's pieces that the readers and writers of src/mtip and src/ewald share
+// (internal: the target nufftmp_h5_internal, included as "h5/h5_handle.hpp"): identifiers
+// closed on scope exit, opening files and data sets with errors that name the file and the
+// data set, shapes, hyperslab reads and the finiteness check.
 #pragma once
 
 #include <hdf5.h>
@@ -13,7 +14,7 @@
 
 #include "nufftmp/errors.hpp"
 
-namespace nufftmp::mtip::h5 {
+namespace nufftmp::h5 {
 
 // An HDF5 identifier closed by the matching H5*close on scope exit.
 class Handle {
@@ -129,4 +130,4 @@ void check_finite(const V* v, std::size_t n, std::size_t offset, const std::stri
     }
 }
 
-}  // namespace nufftmp::mtip::h5
+}  // namespace nufftmp::h5
