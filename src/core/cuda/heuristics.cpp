@@ -137,7 +137,8 @@ KernelVariant requested_variant(int type, Method m, int dim, std::size_t tsize) 
     const std::size_t end = std::min(list.find(',', at), list.size());
     const std::string name = list.substr(at, end - at);
     for (KernelVariant k : {KernelVariant::Tile, KernelVariant::Rows, KernelVariant::Sweep,
-                            KernelVariant::Thread, KernelVariant::Group, KernelVariant::Dealt})
+                            KernelVariant::Thread, KernelVariant::Group, KernelVariant::Dealt,
+                            KernelVariant::Fixed})
       if (name == variant_name(k) && variant_fits(k, type, m, dim, tsize)) return k;
     at = end + 1;
   }
@@ -296,6 +297,7 @@ const char* variant_name(KernelVariant v) {
     case KernelVariant::Thread: return "thread";
     case KernelVariant::Group: return "group";
     case KernelVariant::Dealt: return "dealt";
+    case KernelVariant::Fixed: return "fixed";
     default: return "auto";
   }
 }
@@ -304,6 +306,7 @@ bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsiz
   switch (v) {
     case KernelVariant::Tile: return type == 1 && m == Method::Output;
     case KernelVariant::Rows: return type == 1 && m == Method::Output && dim >= 2 && tsize == 8;
+    case KernelVariant::Fixed: return type == 1 && m == Method::Output && tsize == 8;
     case KernelVariant::Sweep:
       return dim <= 2 && ((type == 1 && m == Method::Output) || (type == 2 && m == Method::SM));
     case KernelVariant::Thread:

@@ -52,7 +52,7 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
 // One line for debug output: method, variant, bins, maxsub, np, shared memory.
 std::string describe_choice(const MethodChoice& ch, int dim);
 
-// "tile", "rows", "sweep", "thread", "group", "dealt" ("auto" for Auto).
+// "tile", "rows", "sweep", "thread", "group", "dealt", "fixed" ("auto" for Auto).
 const char* variant_name(KernelVariant v);
 // Whether a variant is a kernel of (type, method, dim, precision) at all (bins aside).
 bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsize);

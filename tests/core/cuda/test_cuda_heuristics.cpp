@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include "common/plan_config.hpp"
 #include "cuda/heuristics.hpp"
@@ -145,6 +146,33 @@ TEST(CudaHeuristics, KernelVariants) {
   Options cubes;
   cubes.binsize[0] = cubes.binsize[1] = cubes.binsize[2] = 8;  // register rows need x = 4
   EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9, cubes).variant, KernelVariant::Tile);
+}
+
+// The 64-bit fixed-point tile: a kernel of double output-driven spreading in 1D-3D, chosen only
+// when named (the double tile and the register rows stay the defaults until measured).
+TEST(CudaHeuristics, FixedPointVariant) {
+  ::setenv("NUFFTMP_CUDA_VARIANT", "fixed", 1);
+  const auto d2 = choose<double>(1, {1024, 1024}, 1e-6);
+  const auto d1 = choose<double>(1, {100000}, 1e-9, [] {
+    Options o;
+    o.method = Method::Output;
+    return o;
+  }());
+  const auto d3 = choose<double>(1, {64, 64, 64}, 1e-9);
+  const auto f2 = choose<float>(1, {1024, 1024}, 1e-5);  // float: its own fixed point (tile)
+  ::unsetenv("NUFFTMP_CUDA_VARIANT");
+  EXPECT_EQ(d2.variant, KernelVariant::Fixed);
+  EXPECT_EQ(d2.bins.size[0], 32);
+  EXPECT_EQ(d2.bins.size[1], 32);
+  EXPECT_EQ(d1.variant, KernelVariant::Fixed);
+  EXPECT_EQ(d3.variant, KernelVariant::Fixed);
+  EXPECT_EQ(d3.bins.size[0], 8);  // the tile's cubes, not the register rows' 4-wide bins
+  EXPECT_EQ(f2.variant, KernelVariant::Tile);
+  EXPECT_LE(d3.shared_bytes, h200_like().smem_optin);
+  EXPECT_STREQ(variant_name(KernelVariant::Fixed), "fixed");
+  EXPECT_FALSE(variant_fits(KernelVariant::Fixed, 2, Method::SM, 2, 8));
+  EXPECT_FALSE(variant_fits(KernelVariant::Fixed, 1, Method::Output, 2, 4));
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Tile);  // default
 }
 
 // A device with almost no shared memory: the tiled methods fall back to GM-sort and say why.
