@@ -289,6 +289,41 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   return fb;
 }
 
+template <typename T>
+std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const DeviceProps& props,
+                                               const MethodChoice& plan) {
+  const char* env = std::getenv("NUFFTMP_CUDA_REFINE");
+  if (env && std::string(env) == "0") return std::nullopt;  // the plan's choice only
+  if (cfg.opts.method != Method::Auto || cfg.opts.autotune || !cfg.opts.sort) return std::nullopt;
+  if (requested_variant(cfg.type, plan.method, cfg.dim, sizeof(T)) != KernelVariant::Auto)
+    return std::nullopt;
+  // 1D float type 1: SM spreads uniform points fastest, the output-driven tile (32-bit fixed
+  // point: native atomics, where SM's float atomics are CAS loops that retry when many points
+  // of a subproblem hit the same cells) crowded ones. H200, 1ffe231: P7 SM 1.31 ms (output
+  // tile 1.60 at a92e5fb), Q7 SM 1.96 ms, output tile 1.03. Double has no 1D measurement.
+  if (!(cfg.type == 1 && cfg.dim == 1 && sizeof(T) == 4 && plan.method == Method::SM))
+    return std::nullopt;
+  Options o = cfg.opts;
+  o.method = Method::Output;
+  MethodChoice alt = choose_method<T>(cfg, props, o);
+  const bool same_sort = alt.method == Method::Output && alt.maxsub == plan.maxsub &&
+                         alt.bins.size[0] == plan.bins.size[0] &&
+                         alt.bins.size[1] == plan.bins.size[1] &&
+                         alt.bins.size[2] == plan.bins.size[2];
+  if (!same_sort) return std::nullopt;
+  return alt;
+}
+
+std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M) {
+  const std::int64_t cells = std::int64_t(bins.size[0]) * bins.size[1] * bins.size[2];
+  const std::int64_t mean = bins.total > 0 ? (M + bins.total - 1) / bins.total : M;
+  return kCrowdFactor * std::max<std::int64_t>({cells, mean, 1});
+}
+
+bool prefer_crowded_alternative(const BinStats& s) {
+  return s.points > 0 && double(s.crowded) >= kCrowdedShare * double(s.points);
+}
+
 const char* variant_name(KernelVariant v) {
   switch (v) {
     case KernelVariant::Tile: return "tile";
@@ -330,5 +365,11 @@ template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&
 template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&);
 template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&, const Options&);
 template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&, const Options&);
+template std::optional<MethodChoice> refine_alternative<float>(const PlanConfig&,
+                                                               const DeviceProps&,
+                                                               const MethodChoice&);
+template std::optional<MethodChoice> refine_alternative<double>(const PlanConfig&,
+                                                                const DeviceProps&,
+                                                                const MethodChoice&);
 
 }  // namespace nufftmp::detail
