@@ -14,10 +14,17 @@
 #             deconv; the stages wait for the stream at the end, adding ~10 us to exec_ms)
 #   cuf       cuFINUFFT 2.6 on the same cases (.anchors/cuperftest, as compare.sh): its fastest
 #             method of the last run per case (CUF_ALL=1: methods 1, 2 and, type 1, 3)
+#   newtest   only the tests of the set_points refinement and the 64-bit fixed-point tile
+#             (heuristics, behaviour, the accuracy variant cases 'vfixed') and compute-sanitizer
+#             memcheck / racecheck on small fixed-point cases (~30-60 s; not part of "all")
 # Steps run in that order, each checking the time left (LIMIT_S, default 540 s). Needs .anchors/
 # carried (../shared/anchors/README.md) for cuf. The device gets no .git: pass the commit.
 #   NUFFTMP_COMMIT=<sha> bash scripts/device_execute.sh [build] [test] [sanitize] [ncu] [bench]
 #       [cuf]                                                           (default: all)
+# RUNSET=refine replaces the bench runs by those of the method at set_points and the fixed-point
+# tile (below: old defaults, new ones, cuFINUFFT on S21d-6/9/12, Q7, P7, Q8, P8, Q4, P4, P5):
+#   NUFFTMP_COMMIT=<sha> RUNSET=refine bash scripts/device_execute.sh build newtest bench cuf
+#                                                       (~3-4 min on one H200, .anchors carried)
 # Logs under $OUT (8 files); the table (scripts/device_execute_table.py) is printed last.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
@@ -76,6 +83,27 @@ RUNS=(
   "P8 auto auto" "P8 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "P8 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
   "Q8 auto auto" "Q8 sm/thread sm NUFFTMP_CUDA_VARIANT=thread" "Q8 sm/dealt sm NUFFTMP_CUDA_VARIANT=dealt" "Q8 sm/sweep sm NUFFTMP_CUDA_VARIANT=sweep"
 )
+# The method refined at set_points (heuristics.hpp: NUFFTMP_CUDA_REFINE=0 is the old plan-time
+# choice) and the 64-bit fixed-point tile for double type 1 (NUFFTMP_CUDA_VARIANT=fixed; tile
+# and rows the old defaults). "auto" is the new default everywhere.
+if [ "${RUNSET:-}" = refine ]; then
+  RUNS=(
+    "S21d-6 auto auto" "S21d-6 output/fixed output NUFFTMP_CUDA_VARIANT=fixed"
+    "S21d-6 output/rows output NUFFTMP_CUDA_VARIANT=rows"
+    "S21d-9 auto auto" "S21d-9 output/tile output NUFFTMP_CUDA_VARIANT=tile"
+    "S21d-9 output/fixed output NUFFTMP_CUDA_VARIANT=fixed"
+    "S21d-12 auto auto" "S21d-12 output/tile output NUFFTMP_CUDA_VARIANT=tile"
+    "S21d-12 output/fixed output NUFFTMP_CUDA_VARIANT=fixed"
+    "Q7 auto auto" "Q7 refine-off auto NUFFTMP_CUDA_REFINE=0" "Q7 output/tile output"
+    "P7 auto auto" "P7 refine-off auto NUFFTMP_CUDA_REFINE=0" "P7 output/tile output"
+    "Q8 auto auto" "Q8 sm/thread sm NUFFTMP_CUDA_VARIANT=thread" "Q8 gm-sort gm-sort"
+    "P8 auto auto"
+    "Q4 auto auto" "Q4 sm/thread sm NUFFTMP_CUDA_VARIANT=thread" "Q4 gm-sort gm-sort"
+    "P4 auto auto"
+    "P5 auto auto" "P5 output/fixed output NUFFTMP_CUDA_VARIANT=fixed"
+  )
+  CUF_BEST[P5]="2 3"
+fi
 # CASES="P2 S21d-9 ..." keeps only the runs of those cases (bench and cuf).
 if [ -n "${CASES:-}" ]; then
   kept=()
@@ -89,6 +117,25 @@ if want test; then
   lim=$(( $(left) - 360 )); [ "$lim" -gt 120 ] && lim=120; [ "$lim" -lt 60 ] && lim=60
   device_gpu_tests "$lim"
   grep -E "^\[  FAILED  \]" "$OUT/ctest.log" | sort -u | head -20 | tee -a "$summary"
+fi
+
+# Not part of "all" (the test step runs these among every GPU test): name it.
+if [[ " ${steps[*]} " == *" newtest "* ]]; then
+  t0=$SECONDS
+  { (cd "$BUILD" && timeout 60 ctest -R 'test_cuda_heuristics|test_cuda_behaviour' \
+       --output-on-failure)
+    echo "ctest heuristics+behaviour rc=$?"
+    timeout 90 "$T" --gtest_filter='*vfixed*'
+    echo "accuracy vfixed rc=$?"
+    timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+      --gtest_filter='*2d_type1*tol9_*vfixed*:*3d_type1*tol6_clustered*vfixed*'
+    echo "memcheck fixed rc=$?"
+    timeout 40 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+      --gtest_filter='*2d_type1*tol12_clustered*vfixed_bown*'
+    echo "racecheck fixed rc=$?"; } > "$OUT/newtest.log" 2>&1
+  grep -E "rc=|tests passed|tests failed|ERROR SUMMARY|RACECHECK SUMMARY|FAILED  \]|PASSED" \
+    "$OUT/newtest.log" | sort -u | head -30 | tee -a "$summary"
+  step "newtest in $((SECONDS - t0)) s"
 fi
 
 if want sanitize; then
@@ -121,7 +168,9 @@ import json, re, statistics, sys
 case, label, env, res, errf = sys.argv[1:6]
 stages, choice = {}, ""
 for line in open(errf, errors="replace"):
-    if "cuda engine on" in line and not choice:  # what ran: method (variant), bins, maxsub
+    # What ran: method (variant), bins, maxsub - the plan's line, then set_points' refinement
+    # (the last one: the bench's timed runs follow it).
+    if ("cuda engine on" in line and not choice) or "nufftmp: set_points:" in line:
         m = re.search(r"method (\S+)( \((\w+)\))?, bins (\S+), maxsub (\d+)", line)
         if m:
             choice = "%s(%s) %s/%s" % (m.group(1), m.group(3) or "-", m.group(4), m.group(5))

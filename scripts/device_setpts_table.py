@@ -13,7 +13,8 @@ ITEM = re.compile(r"\s*([a-z_ ]+?) ([-\d.]+)/([-\d.]+),")
 SHORT = {"props": "pr", "choose": "ch", "fine grid": "fg", "deconv factors": "df",
          "cufft plan": "fp", "cufft work area": "fw", "load kernels": "ld",
          "cufft first run": "f1", "alloc": "al", "count": "co", "locate": "lo", "scan": "sc",
-         "scatter": "sx", "unpack": "up", "gather": "ga", "subproblems": "sp", "sync": "sy"}
+         "scatter": "sx", "unpack": "up", "gather": "ga", "subproblems": "sp", "sync": "sy",
+         "bin stats": "bs"}
 
 
 def read(name):

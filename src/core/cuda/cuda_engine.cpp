@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "common/kernel_ft.hpp"
 #include "cuda/autotune.hpp"
 #include "cuda/bin_sort.hpp"
+#include "cuda/bin_stats.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cufft_plan.hpp"
 #include "cuda/device_buffer.hpp"
@@ -63,8 +65,11 @@ class CudaEngine final : public Engine<T> {
     // The name (for autotune keys and messages) costs a cudaGetDeviceProperties call.
     props_ = query_device(device_, cfg_.opts.autotune || cfg_.opts.debug > 0);
     tm.mark("props");
-    choice_ = choose_method<T>(cfg_, props_);
+    choice_ = plan_choice_ = choose_method<T>(cfg_, props_);
     if (!choice_.note.empty() && cfg_.opts.debug > 0) std::cerr << "nufftmp: " << choice_.note << "\n";
+    refine_alt_ = refine_alternative<T>(cfg_, props_, plan_choice_);
+    if (refine_alt_)  // set_points' bin statistics: allocated once, with the plan
+      bin_stats_.allocate(kBinStatsWords, device_, stream_, "the bin statistics");
 
     const KernelSpec& k = cfg_.kernel;
     coeffs_ = KernelCoeffs<T>{};
@@ -100,6 +105,7 @@ class CudaEngine final : public Engine<T> {
     points_ready_ = false;
     StageTimer tm(stages_, stream_, "set_points", ++set_points_calls_);
     if (cfg_.opts.autotune) autotune_lookup(M, c);
+    else choice_ = plan_choice_;  // a refinement of earlier points does not carry over
     PointPrepRequest req = prep_request(choice_);
     req.timer = &tm;
     const std::int64_t bad = prepare_points<T>(req, M, x, y, z, pts_);
@@ -107,6 +113,7 @@ class CudaEngine final : public Engine<T> {
       drop_autotune_state();
       report_bad_point(bad, c);
     }
+    if (refine_alt_) refine_choice(M, tm);
     tm.finish();
     points_ready_ = true;
   }
@@ -174,7 +181,7 @@ class CudaEngine final : public Engine<T> {
   Method method() const override { return choice_.method; }
   MemorySpace memory_space() const override { return MemorySpace::Device; }
   std::size_t memory_bytes() const override {
-    return fw_.bytes() + pts_.bytes() + fft_work_.bytes() + factors_.bytes();
+    return fw_.bytes() + pts_.bytes() + fft_work_.bytes() + factors_.bytes() + bin_stats_.bytes();
   }
 
  private:
@@ -190,6 +197,21 @@ class CudaEngine final : public Engine<T> {
     require_pointer(f, cfg_.num_modes() * cfg_.ntransf, "f");
     if (!points_ready_)
       throw Error(ErrorCode::InvalidArgument, "execute called before set_points");
+  }
+
+  // The method at set_points (heuristics.hpp): the sorted points' bin statistics decide between
+  // the plan's choice and its alternative, which sort alike (no second sort, no allocation).
+  void refine_choice(std::int64_t M, StageTimer& tm) {
+    const BinStats st =
+        measure_bins(pts_.subproblems.get(), pts_.num_subproblems, M, plan_choice_.bins,
+                     crowded_bin_count(plan_choice_.bins, M), bin_stats_.get(), stream_);
+    tm.mark("bin stats");
+    choice_ = prefer_crowded_alternative(st) ? *refine_alt_ : plan_choice_;
+    if (cfg_.opts.debug > 0)
+      std::cerr << "nufftmp: set_points: " << st.nonempty << " of " << st.bins
+                << " bins hold points, the fullest " << st.max_count << ", "
+                << st.crowded << " of " << st.points << " in crowded bins: " << describe_choice()
+                << "\n";
   }
 
   std::string describe_choice() const {
@@ -426,21 +448,10 @@ class CudaEngine final : public Engine<T> {
   // zeroed fine grid once.
   void load_kernels(StageTimer& tm) {
     load_point_kernels<T>(prep_request(choice_));
-    SpreadLaunch<T> a = launch_args(choice_, pts_, batch_, nullptr,
-                                    reinterpret_cast<std::complex<T>*>(fw_.get()));
-    a.pts.M = 1;
-    a.num_subs = 1;
-    a.load_only = true;
-    if (cfg_.type == 1) {
-      switch (choice_.method) {
-        case Method::SM: spread_sm<T>(a, coeffs_); break;
-        case Method::Output: spread_output<T>(a, coeffs_); break;
-        default: spread_gm<T>(a, coeffs_); break;
-      }
-    } else if (choice_.method == Method::SM) {
-      interp_sm<T>(a, coeffs_);
-    } else {
-      interp_gm<T>(a, coeffs_);
+    load_execute_kernels(choice_);
+    if (refine_alt_) {  // set_points may switch to it
+      load_execute_kernels(*refine_alt_);
+      load_bin_stats_kernel();
     }
     tm.mark("load kernels");
     if (cfg_.opts.spread_interp_only) return;  // no deconvolution, no FFT
@@ -450,6 +461,25 @@ class CudaEngine final : public Engine<T> {
       fft_.execute(fw_.get(), cfg_.isign);
       if (fft_tail_.valid()) fft_tail_.execute(fw_.get(), cfg_.isign);
       tm.mark("cufft first run");
+    }
+  }
+
+  void load_execute_kernels(const MethodChoice& ch) {
+    SpreadLaunch<T> a = launch_args(ch, pts_, batch_, nullptr,
+                                    reinterpret_cast<std::complex<T>*>(fw_.get()));
+    a.pts.M = 1;
+    a.num_subs = 1;
+    a.load_only = true;
+    if (cfg_.type == 1) {
+      switch (ch.method) {
+        case Method::SM: spread_sm<T>(a, coeffs_); break;
+        case Method::Output: spread_output<T>(a, coeffs_); break;
+        default: spread_gm<T>(a, coeffs_); break;
+      }
+    } else if (ch.method == Method::SM) {
+      interp_sm<T>(a, coeffs_);
+    } else {
+      interp_gm<T>(a, coeffs_);
     }
   }
 
@@ -497,7 +527,10 @@ class CudaEngine final : public Engine<T> {
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;
-  MethodChoice choice_;
+  MethodChoice choice_;       // what execute runs: the plan's, set_points' refinement, autotune's
+  MethodChoice plan_choice_;  // the heuristics' choice when the plan was made
+  std::optional<MethodChoice> refine_alt_;  // what set_points may switch to (heuristics.hpp)
+  DeviceBuffer<unsigned long long> bin_stats_;
   KernelCoeffs<T> coeffs_{};
   GridView grid_{};
   int batch_ = 1;

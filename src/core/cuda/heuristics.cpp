@@ -137,7 +137,8 @@ KernelVariant requested_variant(int type, Method m, int dim, std::size_t tsize) 
     const std::size_t end = std::min(list.find(',', at), list.size());
     const std::string name = list.substr(at, end - at);
     for (KernelVariant k : {KernelVariant::Tile, KernelVariant::Rows, KernelVariant::Sweep,
-                            KernelVariant::Thread, KernelVariant::Group, KernelVariant::Dealt})
+                            KernelVariant::Thread, KernelVariant::Group, KernelVariant::Dealt,
+                            KernelVariant::Fixed})
       if (name == variant_name(k) && variant_fits(k, type, m, dim, tsize)) return k;
     at = end + 1;
   }
@@ -288,6 +289,41 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   return fb;
 }
 
+template <typename T>
+std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const DeviceProps& props,
+                                               const MethodChoice& plan) {
+  const char* env = std::getenv("NUFFTMP_CUDA_REFINE");
+  if (env && std::string(env) == "0") return std::nullopt;  // the plan's choice only
+  if (cfg.opts.method != Method::Auto || cfg.opts.autotune || !cfg.opts.sort) return std::nullopt;
+  if (requested_variant(cfg.type, plan.method, cfg.dim, sizeof(T)) != KernelVariant::Auto)
+    return std::nullopt;
+  // 1D float type 1: SM spreads uniform points fastest, the output-driven tile (32-bit fixed
+  // point: native atomics, where SM's float atomics are CAS loops that retry when many points
+  // of a subproblem hit the same cells) crowded ones. H200, 1ffe231: P7 SM 1.31 ms (output
+  // tile 1.60 at a92e5fb), Q7 SM 1.96 ms, output tile 1.03. Double has no 1D measurement.
+  if (!(cfg.type == 1 && cfg.dim == 1 && sizeof(T) == 4 && plan.method == Method::SM))
+    return std::nullopt;
+  Options o = cfg.opts;
+  o.method = Method::Output;
+  MethodChoice alt = choose_method<T>(cfg, props, o);
+  const bool same_sort = alt.method == Method::Output && alt.maxsub == plan.maxsub &&
+                         alt.bins.size[0] == plan.bins.size[0] &&
+                         alt.bins.size[1] == plan.bins.size[1] &&
+                         alt.bins.size[2] == plan.bins.size[2];
+  if (!same_sort) return std::nullopt;
+  return alt;
+}
+
+std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M) {
+  const std::int64_t cells = std::int64_t(bins.size[0]) * bins.size[1] * bins.size[2];
+  const std::int64_t mean = bins.total > 0 ? (M + bins.total - 1) / bins.total : M;
+  return kCrowdFactor * std::max<std::int64_t>({cells, mean, 1});
+}
+
+bool prefer_crowded_alternative(const BinStats& s) {
+  return s.points > 0 && double(s.crowded) >= kCrowdedShare * double(s.points);
+}
+
 const char* variant_name(KernelVariant v) {
   switch (v) {
     case KernelVariant::Tile: return "tile";
@@ -296,6 +332,7 @@ const char* variant_name(KernelVariant v) {
     case KernelVariant::Thread: return "thread";
     case KernelVariant::Group: return "group";
     case KernelVariant::Dealt: return "dealt";
+    case KernelVariant::Fixed: return "fixed";
     default: return "auto";
   }
 }
@@ -304,6 +341,7 @@ bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsiz
   switch (v) {
     case KernelVariant::Tile: return type == 1 && m == Method::Output;
     case KernelVariant::Rows: return type == 1 && m == Method::Output && dim >= 2 && tsize == 8;
+    case KernelVariant::Fixed: return type == 1 && m == Method::Output && tsize == 8;
     case KernelVariant::Sweep:
       return dim <= 2 && ((type == 1 && m == Method::Output) || (type == 2 && m == Method::SM));
     case KernelVariant::Thread:
@@ -327,5 +365,11 @@ template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&
 template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&);
 template MethodChoice choose_method<float>(const PlanConfig&, const DeviceProps&, const Options&);
 template MethodChoice choose_method<double>(const PlanConfig&, const DeviceProps&, const Options&);
+template std::optional<MethodChoice> refine_alternative<float>(const PlanConfig&,
+                                                               const DeviceProps&,
+                                                               const MethodChoice&);
+template std::optional<MethodChoice> refine_alternative<double>(const PlanConfig&,
+                                                                const DeviceProps&,
+                                                                const MethodChoice&);
 
 }  // namespace nufftmp::detail

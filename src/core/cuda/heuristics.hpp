@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/plan_config.hpp"
@@ -49,10 +50,38 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props);
 template <typename T>
 MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, const Options& o);
 
+// The method refined at set_points (PERFORMANCE.md, "The method at set_points"). The plan's
+// choice assumes nothing about the points; the sort then says how they fill the bins, and
+// where the measurements favour another kernel for crowded bins, set_points switches to it.
+// Only between configurations that sort the points the same way (bins, maxsub), so the points
+// need no second sort and the plan holds every buffer either needs.
+struct BinStats {
+  std::int64_t points = 0;     // M
+  std::int64_t bins = 0;       // bins of the layout
+  std::int64_t nonempty = 0;   // bins that hold points
+  std::int64_t max_count = 0;  // points in the fullest bin
+  std::int64_t crowded = 0;    // points in crowded bins (count >= crowded_bin_count)
+};
+
+// The alternative set_points may switch to, if this plan has one: the user left the method to
+// the library (Method::Auto, no NUFFTMP_CUDA_VARIANT), NUFFTMP_CUDA_REFINE is not "0", no
+// autotune, and the other kernel sorts as the plan's does. Today: 1D float type 1, SM -> the
+// output-driven tile.
+template <typename T>
+std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const DeviceProps& props,
+                                               const MethodChoice& plan);
+// A bin is crowded from this many points: kCrowdFactor times the larger of its cells and the
+// mean count M / bins (so uniform points, however dense, fill no bin to it).
+std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M);
+// The rule: take the alternative when at least kCrowdedShare of the points lie in crowded bins.
+bool prefer_crowded_alternative(const BinStats& s);
+constexpr std::int64_t kCrowdFactor = 8;
+constexpr double kCrowdedShare = 0.3;
+
 // One line for debug output: method, variant, bins, maxsub, np, shared memory.
 std::string describe_choice(const MethodChoice& ch, int dim);
 
-// "tile", "rows", "sweep", "thread", "group", "dealt" ("auto" for Auto).
+// "tile", "rows", "sweep", "thread", "group", "dealt", "fixed" ("auto" for Auto).
 const char* variant_name(KernelVariant v);
 // Whether a variant is a kernel of (type, method, dim, precision) at all (bins aside).
 bool variant_fits(KernelVariant v, int type, Method m, int dim, std::size_t tsize);

@@ -14,6 +14,8 @@ enum class KernelVariant {
   Thread,    // type 2 SM: a thread per point
   Group,     // type 2 SM: lane groups (lane_group.cuh)
   Dealt,     // type 2 SM: a thread per point, points dealt so a warp's loads hit distinct banks
+  Fixed,     // type 1 output-driven, double: the Tile kernel with a 64-bit fixed-point tile made
+             // of two native 32-bit shared atomics per value (Fixed64Planes, tile_common.cuh)
 };
 
 }  // namespace nufftmp::detail

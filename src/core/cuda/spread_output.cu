@@ -20,45 +20,36 @@ struct Rows {
   static constexpr int value = D == 1 ? 1 : (D == 2 ? W : W * W);
 };
 
-// Shared-memory accumulation. Hopper has no shared-memory float atomic add (the compiler emits
-// a compare-and-swap loop: a load, an add, ATOMS.CAST, a branch), but 32-bit integer adds are
-// native. For float, the tile therefore accumulates in 32-bit fixed point, scaled per
-// subproblem so that no cell can overflow: every cell's real (imaginary) part is bounded by
-// sum_j |c_j| (kernel values <= 1), and that sum maps to 2^30. The rounding error per add is
-// then 2^-31 sum_j |c_j|, far under float's own rounding of the cell values.
-// Double keeps a floating-point tile here (CAS-loop atomics); in 3D with 4-wide bins, the
-// default, double goes to the register-row kernel of spread_output_rows.cu instead.
-template <typename T> struct TileAccum;
-template <> struct TileAccum<float> {
-  using type = int;
-  static constexpr bool fixed = true;
-};
-template <> struct TileAccum<double> {
-  using type = double;
-  static constexpr bool fixed = false;
-};
-
-template <typename T, int W, int D>
+// Shared-memory accumulation (tile_common.cuh). Hopper has no shared-memory float or 64-bit
+// atomic add (compare-and-swap loops), but 32-bit integer adds are native. Float therefore
+// accumulates in 32-bit fixed point (Fixed32Planes); double either in a double tile with
+// CAS-loop atomics (FloatPlanes<double>, the Tile variant) or in 64-bit fixed point made of
+// two native 32-bit atomics per value (Fixed64Planes, the Fixed variant). Either fixed point
+// is scaled per subproblem so that no cell can overflow: every cell's real (imaginary) part is
+// bounded by sum_j |c_j| (kernel values <= 1), and that sum maps to the accumulator's full
+// scale. In 3D with 4-wide bins, the default, double goes to the register-row kernel of
+// spread_output_rows.cu instead.
+template <typename T, typename Acc, int W, int D>
 __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, GridView grid,
                                                             BinView bins, TileView tile,
                                                             KernelCoeffs<T> kc,
                                                             const Subproblem* subs, int np,
                                                             const cplx<T>* c, cplx<T>* fw) {
-  using A = typename TileAccum<T>::type;
-  constexpr bool kFixed = TileAccum<T>::fixed;
+  using Word = typename Acc::Word;
   extern __shared__ unsigned char smem_raw[];
-  A* re = reinterpret_cast<A*>(smem_raw);
-  A* im = re + tile.cells;
-  T* kval = reinterpret_cast<T*>(im + tile.cells);  // [np][D][W]
+  const std::int64_t plane = std::int64_t(Acc::kWords) * tile.cells;  // words per plane
+  Word* re = reinterpret_cast<Word*>(smem_raw);
+  Word* im = re + plane;
+  T* kval = reinterpret_cast<T*>(im + plane);          // [np][D][W]
   T* cval = kval + std::int64_t(np) * D * W;          // [np][2], pre-scaled for fixed point
   int* offs = reinterpret_cast<int*>(cval + 2 * np);  // [np][D]: tile offset per axis
   __shared__ T warp_sums[8];
   select_vector(c, pts.M, fw, grid.total);
   int origin[3];
   const Subproblem sub = block_subproblem<D>(subs, bins, tile, origin);
-  tile_zero(re, im, tile.cells);
+  tile_zero(re, im, plane);
   T scale = T(1);
-  if constexpr (kFixed) {
+  if constexpr (Acc::kFixed) {
     T sum = T(0);
     for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
       const cplx<T> cv = c[user_index(pts, sub.start + p)];
@@ -70,8 +61,7 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
     __syncthreads();
     T total = T(0);
     for (int k = 0; k < int(blockDim.x >> 5); ++k) total += warp_sums[k];
-    // Slightly above the bound, so rounding of the scaled values cannot reach 2^31.
-    scale = total > T(0) ? T(1073741824.0) / (total * T(1.0001)) : T(1);
+    scale = fixed_point_scale(total, Acc::kFullScale);
   }
   const int tstride[3] = {1, tile.stride0, tile.stride0 * tile.width[1]};
   constexpr int R = Rows<W, D>::value;
@@ -112,18 +102,13 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
       const T cr = cval[2 * p] * wgt, ci = cval[2 * p + 1] * wgt;
 #pragma unroll
       for (int dx = 0; dx < W; ++dx) {
-        if constexpr (kFixed) {
-          atomicAdd(re + off + dx, __float2int_rn(cr * kp[dx]));
-          atomicAdd(im + off + dx, __float2int_rn(ci * kp[dx]));
-        } else {
-          atomicAdd(re + off + dx, cr * kp[dx]);
-          atomicAdd(im + off + dx, ci * kp[dx]);
-        }
+        Acc::add(re, tile.cells, off + dx, cr * kp[dx]);
+        Acc::add(im, tile.cells, off + dx, ci * kp[dx]);
       }
     }
   }
   __syncthreads();
-  tile_flush<T, D>(re, im, tile, origin, grid, fw, T(1) / scale);
+  tile_flush_acc<Acc, T, D>(re, tile, origin, grid, fw, T(1) / scale);
 }
 
 }  // namespace
@@ -136,8 +121,9 @@ std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int 
                             std::size_t(dim) * sizeof(int));
 }
 
-// The variant (heuristics.cpp) picks the kernel: Tile here, Rows (spread_output_rows.cu) or
-// Sweep (spread_sweep.cu).
+// The variant (heuristics.cpp) picks the kernel: Tile and (double) Fixed here, Rows
+// (spread_output_rows.cu) or Sweep (spread_sweep.cu). The Tile and Fixed tiles take the same
+// shared memory (16 B per cell for double).
 template <typename T>
 void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.variant == KernelVariant::Sweep) return spread_sweep(a, k);
@@ -147,10 +133,20 @@ void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   }
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_subproblem(spread_output_kernel<T, W.value, D.value>, "spread_output_kernel", a,
-                          k, shmem, np, as_const_cplx(a.c), as_cplx(a.fw));
-  });
+  auto launch = [&](auto acc) {
+    using Acc = decltype(acc);
+    dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
+      launch_per_subproblem(spread_output_kernel<T, Acc, W.value, D.value>,
+                            "spread_output_kernel", a, k, shmem, np, as_const_cplx(a.c),
+                            as_cplx(a.fw));
+    });
+  };
+  if constexpr (sizeof(T) == sizeof(float)) {
+    launch(Fixed32Planes{});
+  } else {
+    if (a.variant == KernelVariant::Fixed) launch(Fixed64Planes{});
+    else launch(FloatPlanes<double>{});
+  }
 }
 
 template std::size_t spread_output_shared_bytes<float>(int, int, const BinView&, int);

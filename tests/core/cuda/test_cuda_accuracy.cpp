@@ -138,6 +138,12 @@ void run_case(const Case& c) {
   // (Float at sigma = 1.25: the deconvolution amplifies float rounding near the band edge.)
   const double rounding = c.prec == Prec::Double ? 1e-8 : (c.sigma < 2.0 ? 1e-2 : 1e-3);
   if (variant_case) EXPECT_LE(diff, rounding) << name << ": CUDA vs CPU engine";
+  // The 64-bit fixed-point tile rounds each add to 2^-63 of its subproblem's sum |c_j|, at the
+  // level of double's own rounding of the cells: it must agree with the CPU engine (a double
+  // grid) to rounding far below any tolerance. A lost carry (an error of 2^32 units, 2^-30 of
+  // the sum) would show as ~1e-7 here.
+  if (c.variant == detail::KernelVariant::Fixed && c.sigma == 2.0)
+    EXPECT_LE(diff, 1e-12) << name << ": fixed-point tile vs the CPU engine";
 }
 
 class CudaAccuracy : public ::testing::TestWithParam<Case> {};
@@ -184,7 +190,7 @@ std::vector<Case> all_cases() {
 // both types, with bins giving several strips (1D 64, 2D 64 x 8: three; the variant's own
 // bins on wider grids: eight), several row buckets and several subproblems per bin (maxsub
 // 64), and for clustered points several warps per strip. Dealt: type 2 in 1D-3D. Rows: 2D
-// double spreading. Thread (double) and group (float): instantiations the defaults do not use.
+// double spreading. Fixed: double spreading in 1D-3D. Thread (double) and group (float): instantiations the defaults do not use.
 std::vector<Case> variant_cases() {
   using detail::KernelVariant;
   std::vector<Case> cases;
@@ -229,6 +235,16 @@ std::vector<Case> variant_cases() {
         add(2, 1, Method::Output, KernelVariant::Rows, wd, dist, 4, 8, 0);
         add(2, 1, Method::Output, KernelVariant::Rows, wd, dist, -1, 0, 0);
       }
+  // 64-bit fixed-point tile (double type 1, 1D-3D): the tolerances of the benchmark sweep and
+  // double's floor, small bins (several subproblems per bin) and in 2D the default 32 x 32.
+  const Width fixed_widths[] = {{Prec::Double, 1e-6, 2.0},  {Prec::Double, 1e-9, 2.0},
+                                {Prec::Double, 1e-12, 2.0}, {Prec::Double, 1e-14, 2.0},
+                                {Prec::Double, 3e-10, 1.25}};
+  for (Dist dist : {Dist::Uniform, Dist::Clustered})
+    for (const Width& wd : fixed_widths) {
+      for (int dim : {1, 2, 3}) add(dim, 1, Method::Output, KernelVariant::Fixed, wd, dist, 0, 0, 0);
+      add(2, 1, Method::Output, KernelVariant::Fixed, wd, dist, -1, 0, 0);
+    }
   for (Dist dist : {Dist::Uniform, Dist::Clustered})
     for (int dim : {2, 3}) {
       add(dim, 2, Method::SM, KernelVariant::Thread, widths[7], dist, 0, 0, 0);

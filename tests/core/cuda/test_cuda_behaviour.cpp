@@ -3,7 +3,9 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,36 @@ TEST(CudaBehaviour, ResetPoints) {
     EXPECT_LE(r.rel_err, 1e-4) << "M = " << M;
     EXPECT_EQ(plan.num_points(), M);
   }
+}
+
+// The method at set_points (heuristics.hpp): a 1D float type 1 plan with the method left to the
+// library spreads uniform points with SM and points crowded into one bin with the output-driven
+// tile, switching back and forth on one plan, each answer against the direct sum;
+// NUFFTMP_CUDA_REFINE=0 keeps the plan's SM, and a method the user named is kept.
+TEST(CudaBehaviour, MethodRefinedAtSetPoints) {
+  auto rng = make_rng(salt_of("refine"));
+  const std::vector<std::int64_t> N{100000};  // ~200 bins of 1024 cells
+  const std::int64_t M = 50000;
+  Plan<float> plan(1, N, 1, 1, 1e-5, cuda_opts());
+  EXPECT_EQ(plan.method(), Method::SM);
+  const auto uniform = uniform_points<float>(1, M, rng);
+  const auto crowded = clustered_points<float>(1, M, plan.fine_grid(), rng);
+  const std::pair<const Points<float>*, Method> steps[] = {
+      {&uniform, Method::SM}, {&crowded, Method::Output}, {&uniform, Method::SM},
+      {&crowded, Method::Output}};
+  for (const auto& [pts, want] : steps) {
+    const auto r = check_transform(plan, 0, *pts, rng, 500);
+    EXPECT_EQ(plan.method(), want);
+    EXPECT_LE(r.rel_err, 10 * 1e-5) << method_name(want);
+  }
+  Plan<float> named(1, N, 1, 1, 1e-5, cuda_opts(Method::SM));
+  EXPECT_LE(check_transform(named, 0, crowded, rng, 500).rel_err, 10 * 1e-5);
+  EXPECT_EQ(named.method(), Method::SM);
+  setenv("NUFFTMP_CUDA_REFINE", "0", 1);
+  Plan<float> off(1, N, 1, 1, 1e-5, cuda_opts());
+  unsetenv("NUFFTMP_CUDA_REFINE");
+  EXPECT_LE(check_transform(off, 0, crowded, rng, 500).rel_err, 10 * 1e-5);
+  EXPECT_EQ(off.method(), Method::SM);
 }
 
 // Device pointers on a stream of the user's, on an explicitly chosen device.

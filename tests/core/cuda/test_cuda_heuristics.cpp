@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include "common/plan_config.hpp"
 #include "cuda/heuristics.hpp"
@@ -145,6 +147,89 @@ TEST(CudaHeuristics, KernelVariants) {
   Options cubes;
   cubes.binsize[0] = cubes.binsize[1] = cubes.binsize[2] = 8;  // register rows need x = 4
   EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9, cubes).variant, KernelVariant::Tile);
+}
+
+// The 64-bit fixed-point tile: a kernel of double output-driven spreading in 1D-3D, chosen only
+// when named (the double tile and the register rows stay the defaults until measured).
+TEST(CudaHeuristics, FixedPointVariant) {
+  ::setenv("NUFFTMP_CUDA_VARIANT", "fixed", 1);
+  const auto d2 = choose<double>(1, {1024, 1024}, 1e-6);
+  const auto d1 = choose<double>(1, {100000}, 1e-9, [] {
+    Options o;
+    o.method = Method::Output;
+    return o;
+  }());
+  const auto d3 = choose<double>(1, {64, 64, 64}, 1e-9);
+  const auto f2 = choose<float>(1, {1024, 1024}, 1e-5);  // float: its own fixed point (tile)
+  ::unsetenv("NUFFTMP_CUDA_VARIANT");
+  EXPECT_EQ(d2.variant, KernelVariant::Fixed);
+  EXPECT_EQ(d2.bins.size[0], 32);
+  EXPECT_EQ(d2.bins.size[1], 32);
+  EXPECT_EQ(d1.variant, KernelVariant::Fixed);
+  EXPECT_EQ(d3.variant, KernelVariant::Fixed);
+  EXPECT_EQ(d3.bins.size[0], 8);  // the tile's cubes, not the register rows' 4-wide bins
+  EXPECT_EQ(f2.variant, KernelVariant::Tile);
+  EXPECT_LE(d3.shared_bytes, h200_like().smem_optin);
+  EXPECT_STREQ(variant_name(KernelVariant::Fixed), "fixed");
+  EXPECT_FALSE(variant_fits(KernelVariant::Fixed, 2, Method::SM, 2, 8));
+  EXPECT_FALSE(variant_fits(KernelVariant::Fixed, 1, Method::Output, 2, 4));
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Tile);  // default
+}
+
+template <typename T>
+std::optional<MethodChoice> alternative(int type, std::vector<std::int64_t> modes, double tol,
+                                        Options o = {}) {
+  const PlanConfig cfg = make_plan_config<T>(type, modes, 1, 1, tol, o);
+  return refine_alternative<T>(cfg, h200_like(), choose_method<T>(cfg, h200_like()));
+}
+
+// set_points' refinement: which plans have an alternative (1D float type 1 with the method left
+// to the library), that it sorts as the plan does, and the rule on the bin statistics.
+TEST(CudaHeuristics, RefinementAtSetPoints) {
+  const auto a = alternative<float>(1, {10000000}, 1e-5);  // P7's shape
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->method, Method::Output);
+  EXPECT_EQ(a->variant, KernelVariant::Tile);
+  const auto plan = choose<float>(1, {10000000}, 1e-5);
+  EXPECT_EQ(plan.method, Method::SM);
+  EXPECT_EQ(a->bins.size[0], plan.bins.size[0]);  // the same sort
+  EXPECT_EQ(a->maxsub, plan.maxsub);
+
+  Options forced;
+  forced.method = Method::SM;  // the user's method is kept
+  EXPECT_FALSE(alternative<float>(1, {100000}, 1e-5, forced).has_value());
+  Options tuned;
+  tuned.autotune = true;  // autotune decides by timing
+  EXPECT_FALSE(alternative<float>(1, {100000}, 1e-5, tuned).has_value());
+  Options own_sub;
+  own_sub.maxsubprobsize = 512;  // both honour it: still the same sort
+  EXPECT_TRUE(alternative<float>(1, {100000}, 1e-5, own_sub).has_value());
+  EXPECT_FALSE(alternative<double>(1, {100000}, 1e-9).has_value());  // not measured
+  EXPECT_FALSE(alternative<float>(2, {100000}, 1e-5).has_value());   // type 2: GM, no sort
+  EXPECT_FALSE(alternative<float>(1, {2048, 2048}, 1e-5).has_value());
+  ::setenv("NUFFTMP_CUDA_REFINE", "0", 1);
+  EXPECT_FALSE(alternative<float>(1, {100000}, 1e-5).has_value());
+  ::setenv("NUFFTMP_CUDA_VARIANT", "sweep", 1);
+  ::unsetenv("NUFFTMP_CUDA_REFINE");
+  EXPECT_FALSE(alternative<float>(1, {100000}, 1e-5).has_value());  // a variant was named
+  ::unsetenv("NUFFTMP_CUDA_VARIANT");
+
+  // Crowded: 8 x the larger of the bin's cells and the mean count.
+  BinView b = plan.bins;  // 1024-cell bins
+  EXPECT_EQ(crowded_bin_count(b, 1000), kCrowdFactor * 1024);
+  EXPECT_EQ(crowded_bin_count(b, 100 * 1024 * b.total), kCrowdFactor * 100 * 1024);
+
+  // P7 (uniform: every bin about its mean) keeps SM; Q7 (all points in one bin) switches.
+  const std::int64_t M = 20000000;
+  BinStats uniform{M, b.total, b.total, 1200, 0};
+  BinStats clustered{M, b.total, 1, M, M};
+  EXPECT_FALSE(prefer_crowded_alternative(uniform));
+  EXPECT_TRUE(prefer_crowded_alternative(clustered));
+  BinStats some{M, b.total, b.total, M / 5, M / 5};  // a fifth of the points in a crowded bin
+  EXPECT_FALSE(prefer_crowded_alternative(some));
+  some.crowded = M / 2;
+  EXPECT_TRUE(prefer_crowded_alternative(some));
+  EXPECT_FALSE(prefer_crowded_alternative(BinStats{}));  // no points
 }
 
 // A device with almost no shared memory: the tiled methods fall back to GM-sort and say why.
