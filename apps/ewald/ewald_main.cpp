@@ -36,9 +36,12 @@ void usage() {
       "  --accuracy A         RMS error of potentials and forces, relative to q/d and q^2/d^2\n"
       "                       (d: mean ion spacing), 1e-14 .. 1e-1 (default 1e-6)\n"
       "  --rcut R  --alpha A  --modes N1,N2,N3 (odd)  --nufft-tol T\n"
-      "  --memory-budget B    bytes the NUFFT grids may take (default 40%% of free memory)\n"
-      "  --upsampfac S        NUFFT upsampling, 1.25 .. 2 (default 2)\n"
-      "  --maxbatch B         vectors the type 2 transforms at once (default all 4)\n"
+      "  --memory-budget B    bytes one rank may hold (device memory with the GPU; default\n"
+      "                       80%% of the free GPU memory or 50%% of RAM, shared by the ranks\n"
+      "                       on it); the modes are capped to fit (more real-space work)\n"
+      "  --upsampfac S        NUFFT upsampling, 1.25 .. 2 (default: the plan's choice)\n"
+      "  --maxbatch B         vectors the type 2 transforms at once (1 or 2; default 2 when\n"
+      "                       it fits the budget)\n"
       "  --neutralize         allow a net charge: uniform neutralising background\n"
       "  --no-forces          potentials and energy only\n"
       "run:\n"
@@ -50,7 +53,8 @@ void usage() {
       "  --check-madelung T   exit 1 unless the crystal's Madelung constant is within T\n"
       "                       (relative) of the literature value\n"
       "  --write FILE         write the system (.xyz or .h5) before solving\n"
-      "  --json               one JSON line of results instead of the report\n");
+      "  --json               one JSON line of results instead of the report\n"
+      "  --verbose            also the memory estimate by component and the memory measured\n");
 }
 
 struct App {
@@ -61,7 +65,7 @@ struct App {
   double density = 1.0;
   std::int64_t seed = 1;
   ewald::Options ew;
-  bool cpu = false, json = false, reference = false;
+  bool cpu = false, json = false, reference = false, verbose = false;
   int steps = 1;
   double check_madelung = 0;
 };
@@ -72,7 +76,7 @@ App parse(int argc, char** argv) {
   enum {
     kCrystal = 1000, kCells, kInput, kRandom, kDensity, kSeed, kAccuracy, kRcut, kAlpha, kModes,
     kTol, kBudget, kUpsamp, kBatch, kNeutralize, kNoForces, kCpu, kHostReal, kSteps, kReference,
-    kCheck, kWrite, kJson, kHelp
+    kCheck, kWrite, kJson, kVerbose, kHelp
   };
   static const option longopts[] = {
       {"crystal", required_argument, nullptr, kCrystal},
@@ -98,6 +102,7 @@ App parse(int argc, char** argv) {
       {"check-madelung", required_argument, nullptr, kCheck},
       {"write", required_argument, nullptr, kWrite},
       {"json", no_argument, nullptr, kJson},
+      {"verbose", no_argument, nullptr, kVerbose},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0}};
   opterr = 0;
@@ -125,7 +130,7 @@ App parse(int argc, char** argv) {
       case kTol: a.ew.nufft_tol = parse_real("nufft-tol", optarg, Interval{1e-14, 1e-1}); break;
       case kBudget: a.ew.memory_budget_bytes = parse_real("memory-budget", optarg, Interval{0, 1e18}); break;
       case kUpsamp: a.ew.nufft.upsampfac = parse_real("upsampfac", optarg, Interval{1.25, 2.0}); break;
-      case kBatch: a.ew.nufft.maxbatchsize = static_cast<int>(parse_integer("maxbatch", optarg, 1, 4)); break;
+      case kBatch: a.ew.nufft.maxbatchsize = static_cast<int>(parse_integer("maxbatch", optarg, 1, 2)); break;
       case kNeutralize: a.ew.neutralize = true; break;
       case kNoForces: a.ew.forces = false; break;
       case kCpu: a.cpu = true; break;
@@ -135,6 +140,7 @@ App parse(int argc, char** argv) {
       case kCheck: a.check_madelung = parse_real("check-madelung", optarg, Interval{0, 1, true, false}); break;
       case kWrite: a.write = optarg; break;
       case kJson: a.json = true; break;
+      case kVerbose: a.verbose = true; break;
       case 'h':
       case kHelp: usage(); std::exit(0);
       default: getopt_failure(c, argv);
@@ -203,6 +209,9 @@ int run(const App& a, int rank, int size) {
   }
   const Parameters& p = best.parameters;
   const Timings& t = best.timings;
+  // The largest rank's measured memory: type 1 plan, type 2 plan, the solver's buffers.
+  double mem[3] = {best.memory_type1_plan, best.memory_type2_plan, best.memory_solver_peak};
+  MPI_Allreduce(MPI_IN_PLACE, mem, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   const double madelung = a.crystal >= 0 ? madelung_constant(crystal, a.cells, best.energy) : 0;
   const double lit = a.crystal >= 0 ? crystal_info(crystal).madelung_literature : 0;
   const char* engine = ctx.backend() == Backend::Cuda
@@ -218,6 +227,19 @@ int run(const App& a, int rank, int size) {
         static_cast<long long>(p.modes[2]), p.nufft_tol, a.ew.nufft.upsampfac, a.steps,
         first_ms, t.real_ms, t.nufft_ms, t.modes_ms, t.comm_ms, t.transfer_ms,
         t.total_ms, t.total_ms * 1e6 / double(best.n_total), best.energy);
+    const MemoryEstimate& m = p.memory;
+    std::printf(",\"upsampfac_used\":[%g,%g],\"type2_batch\":%d,\"phase_buffers\":%s,"
+                "\"memory_capped\":%s,\"budget_gb\":%.3f,\"mem_est_gb\":%.3f,"
+                "\"mem_est\":{\"grid1\":%.3f,\"grid2\":%.3f,\"fft_work\":%.3f,"
+                "\"plan_points\":%.3f,\"modes\":%.3f,\"held\":%.3f,\"real_space\":%.3f,"
+                "\"reciprocal\":%.3f},\"mem_plan1_gb\":%.3f,\"mem_plan2_gb\":%.3f,"
+                "\"mem_plan1_est_gb\":%.3f,\"mem_plan2_est_gb\":%.3f,\"mem_solver_peak_gb\":%.3f",
+                m.upsampfac_type1, m.upsampfac_type2, p.type2_batch,
+                p.phase_buffers ? "true" : "false", p.memory_capped ? "true" : "false",
+                p.memory_budget / 1e9, m.peak() / 1e9, m.grid_type1 / 1e9, m.grid_type2 / 1e9,
+                m.fft_work / 1e9, m.plan_points / 1e9, m.modes / 1e9, m.held / 1e9,
+                m.real_space / 1e9, m.reciprocal / 1e9, mem[0] / 1e9, mem[1] / 1e9,
+                m.plan_type1 / 1e9, m.plan_type2 / 1e9, mem[2] / 1e9);
     if (a.reference) std::printf(",\"err_potential\":%.3g,\"err_force\":%.3g", err_p, err_f);
     if (a.crystal >= 0) std::printf(",\"madelung\":%.15g,\"madelung_rel_err\":%.3g", madelung,
                                     std::abs(madelung - lit) / lit);
@@ -227,6 +249,16 @@ int run(const App& a, int rank, int size) {
                 static_cast<long long>(best.n_total), sys.box.L[0], sys.box.L[1], sys.box.L[2],
                 best.net_charge, size, engine);
     std::printf("parameters: %s\n", p.describe().c_str());
+    if (a.verbose) {
+      std::printf("memory estimate per rank (budget %.3g GB): %s\n", p.memory_budget / 1e9,
+                  p.memory.describe().c_str());
+      std::printf("memory measured (largest rank): type 1 plan %.3g GB, type 2 plan %.3g GB "
+                  "(estimate %.3g, %.3g: grid, FFT work, points), solver buffers at most "
+                  "%.3g GB%s\n",
+                  mem[0] / 1e9, mem[1] / 1e9, p.memory.plan_type1 / 1e9,
+                  p.memory.plan_type2 / 1e9,
+                  mem[2] / 1e9, ctx.backend() == Backend::Cuda ? "" : " (not measured on the CPU)");
+    }
     std::printf("energy %.15g = real %.15g + reciprocal %.15g + self %.15g + background %.3g\n",
                 best.energy, best.energy_real, best.energy_recip, best.energy_self,
                 best.energy_background);

@@ -61,15 +61,38 @@ struct Options {
   // added (its energy is Result::energy_background).
   bool neutralize = false;
   double min_distance = 0;  // two ions closer than this are an error; 0: 1e-6 d
-  // Host/device memory the NUFFT grids may take; 0: 40% of the free device memory (CUDA
-  // engine; the ions and the plans' point arrays need the rest) or of the physical memory
-  // (CPU engine), divided among the ranks that share the GPU or the node (every rank holds
-  // the whole mode array). Caps the mode count chosen.
+  // Memory one rank may hold (bytes): with the CUDA engine device memory (the plans' fine
+  // grids, FFT work areas and sorted points, the mode arrays, the ions, cell list and results:
+  // Parameters::memory, src/ewald/memory_model.hpp), with the CPU engine host memory. 0: 80%
+  // of the free device memory (CUDA) or 50% of the physical memory (CPU), divided among the
+  // ranks that share the GPU or the node (every rank holds the whole mode array). When the
+  // accuracy-optimal parameters do not fit, in this order: the per-phase device buffers are
+  // freed after each phase (Parameters::phase_buffers), the type 2 transforms its vectors one
+  // at a time (Parameters::type2_batch), then the mode count is capped and rcut grows (more
+  // real-space work; Parameters::memory_capped). OutOfMemory when even that cannot fit.
   double memory_budget_bytes = 0;
   // NUFFT options (upsampfac, method, threads, ...); the backend comes from the Context.
   nufftmp::Options nufft;
   // With the CUDA engine: the real-space part on the GPU too (else on the host, OpenMP).
   bool real_space_on_gpu = true;
+};
+
+// The estimated memory of one rank (bytes; src/ewald/memory_model.hpp has the model).
+struct MemoryEstimate {
+  double grid_type1 = 0, grid_type2 = 0;  // the plans' fine grids (type 2: its batch)
+  double fine_grids = 0;                  // their sum
+  double fft_work = 0;                    // cuFFT work areas (CUDA)
+  double plan_points = 0;                 // both plans' sorted points
+  double modes = 0;                       // mode arrays (S / type 2 input), per-mode energies
+  double held = 0;                        // ions and real-space sums, kept for the step
+  double real_space = 0;                  // the real-space phase's buffers (cell list, sort)
+  double reciprocal = 0;                  // NUFFT inputs, type 2 values, energies
+  bool phased = false;                    // the phases' buffers take turns (peak below)
+  double upsampfac_type1 = 0, upsampfac_type2 = 0;  // the plans' sigma (their own choice)
+  // Each plan's share (its grid, FFT work, points), to set beside Plan::memory_bytes.
+  double plan_type1 = 0, plan_type2 = 0;
+  double peak() const;
+  std::string describe() const;  // one line, GB
 };
 
 // What the solver runs with: chosen by choose_parameters, the same on every rank.
@@ -82,15 +105,26 @@ struct Parameters {
   // modes left out (the systematic self-interaction share included) and of the NUFFTs.
   double est_real_potential = 0, est_recip_potential = 0, est_nufft_potential = 0;
   double est_real_force = 0, est_recip_force = 0, est_nufft_force = 0;
-  std::string describe() const;  // one line
+  // Memory (Options::memory_budget_bytes): the budget as resolved (0: none), the type 2's
+  // batch (its plan's maxbatchsize: 2 vectors with forces, mode_array.hpp), whether the CUDA
+  // engine frees each phase's buffers after it, whether the modes were capped below the
+  // accuracy-optimal choice to fit, and the estimate at these parameters.
+  double memory_budget = 0;
+  int type2_batch = 1;
+  bool phase_buffers = false;
+  bool memory_capped = false;
+  MemoryEstimate memory;
+  std::string describe() const;  // one line (the memory: memory.describe())
 };
 
-// Pure (no MPI): the parameters for n_total ions in box, given the options (accuracy, and any
-// of rcut, alpha, modes, nufft_tol fixed by the caller). memory_budget_bytes: as resolved
-// (> 0), the mode count is capped so that the NUFFT grids fit. Throws InvalidArgument naming
-// the bad option or box value.
+// Pure (no MPI): the parameters for n_total ions in box over `ranks` z-slabs, given the
+// options (accuracy, and any of rcut, alpha, modes, nufft_tol fixed by the caller; the
+// memory model follows opts.nufft.backend: Cuda, or else the CPU engine's).
+// memory_budget_bytes: per rank, as resolved (> 0; 0 = no limit): the parameters are chosen so
+// that the estimate fits (see Options::memory_budget_bytes). Throws InvalidArgument naming the
+// bad option or box value, OutOfMemory when nothing fits.
 Parameters choose_parameters(const Box& box, std::int64_t n_total, const Options& opts,
-                             double memory_budget_bytes);
+                             double memory_budget_bytes, int ranks = 1);
 
 // Times of the last compute() on this rank (milliseconds).
 struct Timings {
@@ -112,6 +146,10 @@ struct Result {
   std::vector<double> fx, fy, fz;  // empty unless Options::forces
   Parameters parameters;
   Timings timings;
+  // Measured on this rank after the step (bytes): the two plans' working memory
+  // (Plan::memory_bytes) and the most the solver's own buffers held at once (CUDA: device
+  // buffers; CPU: 0, not measured), next to Parameters::memory.
+  double memory_type1_plan = 0, memory_type2_plan = 0, memory_solver_peak = 0;
 };
 
 class Solver {

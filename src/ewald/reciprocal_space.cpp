@@ -28,16 +28,18 @@ void ReciprocalSpace::reset() {
 
 void ReciprocalSpace::plan(dist::Context& ctx, const Parameters& p, const Options& opts) {
   reset();
-  nt_ = opts.forces ? 4 : 1;
+  nt_ = type2_vectors(opts.forces);
   nufftmp::Options no = opts.nufft;
   no.backend = Backend::Auto;  // the context's
   no.modeord = 0;              // mode_array.hpp's order
+  no.maxbatchsize = 1;
   const std::vector<std::int64_t> modes(p.modes.begin(), p.modes.end());
   dist::DistOptions d1;
   d1.reduction = dist::Reduction::AllReduce;  // S(k) on every rank
   type1_ = std::make_unique<dist::DistPlan<double>>(ctx, 1, modes, +1, 1, p.nufft_tol, no, d1);
   dist::DistOptions d2;
   d2.modes_on_all = true;  // every rank made the same mode array from S
+  no.maxbatchsize = p.type2_batch;  // as the memory estimate has it
   type2_ = std::make_unique<dist::DistPlan<double>>(ctx, 2, modes, -1, nt_, p.nufft_tol, no, d2);
 }
 
@@ -49,7 +51,6 @@ double ReciprocalSpace::run_host(dist::Context& ctx, const Ion* owned, std::int6
     y_.resize(n);
     z_.resize(n);
     charges_.resize(n);
-    S_.resize(nm);
     f_.resize(nt_ * nm);
     values_.resize(nt_ * n);
     const double s0 = 2 * M_PI / box.L[0], s1 = 2 * M_PI / box.L[1], s2 = 2 * M_PI / box.L[2];
@@ -64,10 +65,10 @@ double ReciprocalSpace::run_host(dist::Context& ctx, const Ion* owned, std::int6
   auto t0 = Clock::now();
   type1_->set_points_host(n, x_.data(), y_.data(), z_.data());
   t.nufft_ms += ms_since(t0);
-  type1_->execute_host(charges_.data(), S_.data());
+  type1_->execute_host(charges_.data(), f_.data());  // S into block 0
   add_times(*type1_, t);
   t0 = Clock::now();
-  const double green = apply_green_host(m, S_.data(), f_.data(), nt_ == 4);
+  const double green = apply_green_host(m, f_.data(), f_.data(), nt_ == 2);
   t.modes_ms += ms_since(t0);
   t0 = Clock::now();
   type2_->set_points_host(n, x_.data(), y_.data(), z_.data());
@@ -79,29 +80,35 @@ double ReciprocalSpace::run_host(dist::Context& ctx, const Ion* owned, std::int6
 
 double ReciprocalSpace::run_device(dist::Context& ctx, GpuEwald& dev, std::int64_t n,
                                    const ModeGrid& m, Timings& t) {
-  std::complex<double>* S = nullptr;
   std::complex<double>* f = nullptr;
-  std::complex<double>* v = nullptr;
-  agreed(ctx.comm(), [&] {
-    S = dev.structure_factor(m.count());
-    f = dev.mode_input(nt_ * m.count());
-    v = dev.values(nt_ * n);
-  });
+  agreed(ctx.comm(), [&] { f = dev.modes(nt_ * m.count()); });
+  // Both plans take their points first: the coordinates can then go (phased buffers).
   auto t0 = Clock::now();
   type1_->set_points(n, dev.nufft_x(), dev.nufft_y(), dev.nufft_z());
+  type2_->set_points(n, dev.nufft_x(), dev.nufft_y(), dev.nufft_z());
   t.nufft_ms += ms_since(t0);
-  type1_->execute(dev.charges(), S);
+  type1_->execute(dev.charges(), f);  // S into block 0
   add_times(*type1_, t);
   t0 = Clock::now();
   double green = 0;
-  agreed(ctx.comm(), [&] { green = dev.apply_green(m, nt_ == 4); });
+  std::complex<double>* v = nullptr;
+  agreed(ctx.comm(), [&] {
+    dev.release_nufft_inputs();
+    green = dev.apply_green(m, nt_ == 2);
+    v = dev.values(nt_ * n);
+  });
   t.modes_ms += ms_since(t0);
-  t0 = Clock::now();
-  type2_->set_points(n, dev.nufft_x(), dev.nufft_y(), dev.nufft_z());
-  t.nufft_ms += ms_since(t0);
   type2_->execute(v, f);
   add_times(*type2_, t);
+  agreed(ctx.comm(), [&] { dev.release_modes(); });
   return green;
+}
+
+double ReciprocalSpace::type1_bytes() const {
+  return type1_ ? static_cast<double>(type1_->local_plan().memory_bytes()) : 0.0;
+}
+double ReciprocalSpace::type2_bytes() const {
+  return type2_ ? static_cast<double>(type2_->local_plan().memory_bytes()) : 0.0;
 }
 
 }  // namespace nufftmp::ewald::detail

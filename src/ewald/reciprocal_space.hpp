@@ -1,6 +1,6 @@
 // The reciprocal part of one evaluation: type 1 of the owned charges -> S(k) on every rank
-// (all-reduced by the distributed plan) -> the mode array (mode_array.hpp) -> type 2 of 4
-// vectors (1 without forces) at the owned ions. Owns the two DistPlans, made again when the
+// (all-reduced by the distributed plan) -> the mode array (mode_array.hpp, in place of S) ->
+// type 2 of 2 vectors (potential and gradient packed; 1 without forces) at the owned ions. Owns the two DistPlans, made again when the
 // parameters change, and the host buffers of the CPU engine; with the CUDA engine every array
 // lives in GpuEwald. Collective calls.
 #pragma once
@@ -19,16 +19,20 @@ namespace nufftmp::ewald::detail {
 
 class ReciprocalSpace {
  public:
-  // Collective: the plans for these parameters (modes, tolerance) and nt vectors of type 2.
+  // Collective: the plans for these parameters (modes, tolerance, the type 2's batch).
   void plan(dist::Context& ctx, const Parameters& p, const Options& opts);
   void reset();
 
-  // Host arrays (CPU engine): the owned ions' values afterwards in values() (nt blocks of
-  // n_owned). Returns sum_k g |S|^2.
+  // Host arrays (CPU engine): the owned ions' values afterwards in values()
+  // (type2_vectors blocks of n_owned, mode_array.hpp). Returns sum_k g |S|^2.
   double run_host(dist::Context& ctx, const Ion* owned, std::int64_t n_owned, const Box& box,
                   const ModeGrid& m, Timings& t);
   const std::complex<double>* values() const { return values_.data(); }
-  // Device arrays (CUDA engine): inputs and outputs in dev. Returns sum_k g |S|^2.
+  // The plans' working memory now (Plan::memory_bytes; 0 before plan).
+  double type1_bytes() const;
+  double type2_bytes() const;
+  // Device arrays (CUDA engine): inputs and outputs in dev (its NUFFT inputs are released
+  // after the type 1 when dev frees its phase buffers). Returns sum_k g |S|^2.
   double run_device(dist::Context& ctx, GpuEwald& dev, std::int64_t n_owned, const ModeGrid& m,
                     Timings& t);
 
@@ -36,7 +40,7 @@ class ReciprocalSpace {
   int nt_ = 1;
   std::unique_ptr<dist::DistPlan<double>> type1_, type2_;
   std::vector<double> x_, y_, z_;
-  std::vector<std::complex<double>> charges_, S_, f_, values_;
+  std::vector<std::complex<double>> charges_, f_, values_;  // f_: S, then the type 2 input
 };
 
 }  // namespace nufftmp::ewald::detail

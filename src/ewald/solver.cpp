@@ -42,8 +42,12 @@ namespace {
 
 // A net charge this small against sum |q| is rounding of a neutral system.
 constexpr double kNeutralRelative = 1e-8;
-// Share of the free memory the NUFFT grids may take by default (Options::memory_budget_bytes).
-constexpr double kDefaultBudgetShare = 0.4;
+// Share of the free device memory (CUDA engine) or of the physical memory (CPU engine) the
+// solver may hold by default (Options::memory_budget_bytes): the device's rest covers what
+// the model leaves out (CUDA context and library handles, the pool's rounding, cuFFT's
+// plan-internal memory); the host's, the caller's arrays and everything else running.
+constexpr double kDefaultDeviceShare = 0.8;
+constexpr double kDefaultHostShare = 0.5;
 // Default min_distance, in units of the mean spacing d.
 constexpr double kMinDistanceRelative = 1e-6;
 
@@ -74,7 +78,8 @@ struct Solver::Impl {
   detail::RealSpaceResult real_space(const detail::SlabExchange& ex, Timings& tm);
   // Step 6 on the host: potentials and forces of the owned ions; returns sum q_i phi_real,i.
   double assemble_host(const detail::SlabExchange& ex, const detail::RealSpaceResult& rs,
-                       double self, double background, std::vector<double>* out) const;
+                       double self, double background, double inv_s,
+                       std::vector<double>* out) const;
   std::string close_pair_message(const detail::SlabExchange& ex, std::int64_t i) const;
 };
 
@@ -113,6 +118,9 @@ Result Solver::compute(std::int64_t n_local, const double* x, const double* y, c
 }
 
 void Solver::Impl::plan(std::int64_t n_total, Timings& tm) {
+  // The old plans go first: their memory counts as free for the new ones.
+  recip.reset();
+  planned_for = -1;
   double budget = opts.memory_budget_bytes;
   agreed(comm(), [&] {
     if (budget > 0) return;
@@ -120,16 +128,18 @@ void Solver::Impl::plan(std::int64_t n_total, Timings& tm) {
     const int devices = gpu ? std::max(1, cuda_device_count()) : 1;
     const int sharers = gpu ? (ctx->gpu_shared() ? (ctx->local_size() + devices - 1) / devices : 1)
                             : ctx->local_size();
-    budget = kDefaultBudgetShare / sharers *
-             (gpu ? detail::GpuEwald::free_memory(ctx->device()) : physical_memory_bytes());
+    budget = gpu ? kDefaultDeviceShare / sharers *
+                       (detail::GpuEwald::free_memory(ctx->device()) + dev->held_bytes())
+                 : kDefaultHostShare / sharers * physical_memory_bytes();
   });
   // The root's budget for all: the parameters must be the same everywhere.
   const auto t0 = Clock::now();
   dist::detail::bcast(comm(), &budget, 1, 0);
   tm.comm_ms += ms_since(t0);
-  recip.reset();
-  planned_for = -1;
-  agreed(comm(), [&] { params = choose_parameters(box, n_total, opts, budget); });
+  Options o = opts;
+  o.nufft.backend = gpu ? Backend::Cuda : Backend::Cpu;  // the memory model's engine
+  agreed(comm(), [&] { params = choose_parameters(box, n_total, o, budget, ctx->size()); });
+  if (gpu) dev->set_phased(params.phase_buffers);
   recip.plan(*ctx, params, opts);
   planned_for = n_total;
 }
@@ -200,19 +210,25 @@ detail::RealSpaceResult Solver::Impl::real_space(const detail::SlabExchange& ex,
 
 double Solver::Impl::assemble_host(const detail::SlabExchange& ex,
                                    const detail::RealSpaceResult& rs, double self,
-                                   double background, std::vector<double>* out) const {
+                                   double background, double inv_s,
+                                   std::vector<double>* out) const {
   const std::int64_t n = ex.n_owned();
   const auto& ions = ex.ions();
-  const std::complex<double>* v = recip.values();
+  const double* v = reinterpret_cast<const double*>(recip.values());
   double local_real = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const double q = ions[i].q;
+    double r[4];
+    if (opts.forces)
+      detail::recip_values<true>(v, n, i, inv_s, r);
+    else
+      detail::recip_values<false>(v, n, i, inv_s, r);
     local_real += q * rs.phi[i];
-    out[0][i] = rs.phi[i] + v[i].real() + self * q + background;
+    out[0][i] = rs.phi[i] + r[0] + self * q + background;
     if (opts.forces) {
-      out[1][i] = rs.fx[i] + q * v[n + i].real();
-      out[2][i] = rs.fy[i] + q * v[2 * n + i].real();
-      out[3][i] = rs.fz[i] + q * v[3 * n + i].real();
+      out[1][i] = rs.fx[i] + q * r[1];
+      out[2][i] = rs.fy[i] + q * r[2];
+      out[3][i] = rs.fz[i] + q * r[3];
     }
   }
   return local_real;
@@ -265,6 +281,10 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
   }
   mg.inv4a2 = 1.0 / (4.0 * p.alpha * p.alpha);
   mg.prefactor = 4.0 * M_PI / box.volume();
+  double kmax = 0;
+  for (int d = 0; d < 3; ++d)
+    kmax = std::max(kmax, mg.kscale[d] * double(std::max<std::int64_t>(1, (p.modes[d] - 1) / 2)));
+  mg.grad_scale = 1.0 / kmax;
   const double green_sum = gpu ? recip.run_device(*ctx, *dev, n_own, mg, tm)
                                : recip.run_host(*ctx, ex.ions().data(), n_own, box, mg, tm);
 
@@ -276,9 +296,9 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
   agreed(comm(), [&] {
     for (int v = 0; v < (opts.forces ? 4 : 1); ++v) out[v].resize(n_own);
     t0 = Clock::now();
-    local_real = gpu ? dev->assemble(self, background, opts.forces, out[0].data(),
+    local_real = gpu ? dev->assemble(self, background, kmax, opts.forces, out[0].data(),
                                      out[1].data(), out[2].data(), out[3].data())
-                     : assemble_host(ex, rs, self, background, out);
+                     : assemble_host(ex, rs, self, background, kmax, out);
     if (gpu) tm.transfer_ms += ms_since(t0);
   });
   t0 = Clock::now();
@@ -307,6 +327,9 @@ Result Solver::Impl::compute(std::int64_t n, const double* x, const double* y, c
     ex.return_values(from, to);
   }
   tm.comm_ms += ms_since(t0);
+  res.memory_type1_plan = recip.type1_bytes();
+  res.memory_type2_plan = recip.type2_bytes();
+  if (gpu) res.memory_solver_peak = dev->peak_bytes();
   tm.total_ms = ms_since(t_start);
   return res;
 }

@@ -133,5 +133,33 @@ TEST(Direct, RepeatedStepsReuseThePlans) {
   }
 }
 
+// An artificially small memory budget: the modes are capped (rcut grows, more real-space
+// work) and the answer still meets the accuracy against the direct sum, on every rank count.
+TEST(Direct, MemoryCappedChoiceStillMeetsTheAccuracy) {
+  dist::Context world(MPI_COMM_WORLD, cpu_context());
+  // Large enough that the free choice's rcut (4.3) lies well below L/2: room to grow.
+  const TestSystem t = test_system(world, {11, 11, 11}, 1300, 123);
+  Options o;
+  o.accuracy = 1e-5;
+  o.nufft.backend = Backend::Cpu;
+  o.nufft.maxbatchsize = 1;  // so that only capping the modes can fit
+  const Parameters free = choose_parameters(t.all.box, t.all.size(), o, 0, world_size());
+  o.memory_budget_bytes = 0.8 * free.memory.peak();
+  const Result r = run(world, t.mine, o);
+  const Parameters& p = r.parameters;
+  if (world_rank() == 0)
+    std::printf("free: %s\ncapped: %s\n  %s\n", free.describe().c_str(), p.describe().c_str(),
+                p.memory.describe().c_str());
+  EXPECT_TRUE(p.memory_capped);
+  EXPECT_LT(p.modes[0], free.modes[0]);
+  EXPECT_GT(p.rcut, free.rcut);
+  EXPECT_LE(p.memory.peak(), o.memory_budget_bytes);
+  const Errors e = errors_of(r, t.ref, t.global, true);
+  EXPECT_LE(e.energy, 1e-5);
+  EXPECT_LE(e.potential, 1e-5);
+  EXPECT_LE(e.force, 1e-5);
+  EXPECT_LE(e.force_sum, 1e-5);
+}
+
 }  // namespace
 }  // namespace nufftmp::ewald::test

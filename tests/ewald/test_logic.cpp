@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -13,6 +14,7 @@
 #include "error_estimates.hpp"
 #include "mode_array.hpp"
 #include "nufftmp/ewald.hpp"
+#include "nufftmp/plan.hpp"
 #include "real_space_host.hpp"
 #include "slab_layout.hpp"
 
@@ -111,10 +113,88 @@ TEST(EwaldParameters, BudgetCapsTheModes) {
   Options o;
   o.accuracy = 1e-6;
   const Parameters free = choose_parameters(cube(50), 125000, o, 0);
-  const double bytes = double(free.modes[0]) * free.modes[1] * free.modes[2] * 16 * 50;
-  const Parameters capped = choose_parameters(cube(50), 125000, o, 0.3 * bytes);
+  EXPECT_FALSE(free.memory_capped);
+  const double budget = 0.5 * free.memory.peak();
+  const Parameters capped = choose_parameters(cube(50), 125000, o, budget);
   EXPECT_LT(capped.modes[0], free.modes[0]);
   EXPECT_GT(capped.rcut, free.rcut);
+  EXPECT_LE(capped.memory.peak(), budget);
+  EXPECT_TRUE(capped.memory_capped);
+  EXPECT_NE(capped.describe().find("capped"), std::string::npos);
+  // Still the accuracy: the estimates of every part within their share.
+  EXPECT_LE(std::max(capped.est_real_potential, capped.est_real_force), 0.5e-6 * (1 + 1e-9));
+  EXPECT_LE(std::max(capped.est_recip_potential, capped.est_recip_force), 0.5e-6 * (1 + 1e-9));
+}
+
+// Under a tightening budget the CUDA model first frees the phases' buffers, then batches the
+// type 2 one vector at a time, and only then caps the modes.
+TEST(EwaldParameters, BudgetOrderOnTheGpu) {
+  Options o;
+  o.accuracy = 1e-6;
+  o.nufft.backend = Backend::Cuda;
+  const Parameters kept = choose_parameters(cube(60), 216000, o, 0);
+  EXPECT_FALSE(kept.phase_buffers);
+  EXPECT_EQ(kept.type2_batch, 2);
+  EXPECT_GT(kept.memory.fft_work, 0.0);
+  const double kept_peak = kept.memory.peak();
+
+  const Parameters phased = choose_parameters(cube(60), 216000, o, kept_peak * (1 - 1e-9));
+  EXPECT_TRUE(phased.phase_buffers);
+  EXPECT_EQ(phased.type2_batch, 2);
+  EXPECT_EQ(phased.modes, kept.modes);
+  EXPECT_LT(phased.memory.peak(), kept_peak);
+
+  const Parameters single = choose_parameters(cube(60), 216000, o, phased.memory.peak() * (1 - 1e-9));
+  EXPECT_TRUE(single.phase_buffers);
+  EXPECT_EQ(single.type2_batch, 1);
+  EXPECT_EQ(single.modes, kept.modes);
+  EXPECT_FALSE(single.memory_capped);
+  EXPECT_NEAR(single.memory.grid_type2, 0.5 * phased.memory.grid_type2, 1e-6 * phased.memory.grid_type2);
+
+  const Parameters capped = choose_parameters(cube(60), 216000, o, 0.5 * single.memory.peak());
+  EXPECT_TRUE(capped.memory_capped);
+  EXPECT_LT(capped.modes[0], kept.modes[0]);
+  EXPECT_LE(capped.memory.peak(), 0.5 * single.memory.peak());
+
+  // A fixed batch is kept; more ranks hold fewer ions each (the modes are whole on each).
+  o.nufft.maxbatchsize = 1;
+  EXPECT_EQ(choose_parameters(cube(60), 216000, o, 0).type2_batch, 1);
+  o.nufft.maxbatchsize = 0;
+  o.rcut = kept.rcut;
+  const Parameters two = choose_parameters(cube(60), 216000, o, 0, 2);
+  EXPECT_LT(two.memory.plan_points, kept.memory.plan_points);
+  EXPECT_EQ(two.memory.modes, kept.memory.modes);
+}
+
+// The estimate's fine grid is the plan's, and the CPU plan's measured memory is near the
+// estimate of its share.
+TEST(EwaldMemory, GridIsThePlans) {
+  Options o;
+  o.accuracy = 1e-6;
+  const Parameters p = choose_parameters(cube(20), 8000, o, 0);
+  nufftmp::Options no;
+  no.backend = Backend::Cpu;
+  no.nthreads = 1;
+  no.maxbatchsize = 1;
+  const std::vector<std::int64_t> modes(p.modes.begin(), p.modes.end());
+  Plan<double> plan(1, modes, +1, 1, p.nufft_tol, no);
+  const auto nf = plan.fine_grid();
+  EXPECT_DOUBLE_EQ(p.memory.grid_type1, 16.0 * double(nf[0]) * nf[1] * nf[2]);
+  EXPECT_DOUBLE_EQ(p.memory.upsampfac_type1, plan.upsampfac());
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 2 * M_PI);
+  std::vector<double> x(8000), y(8000), z(8000);
+  for (int i = 0; i < 8000; ++i) {
+    x[i] = u(rng);
+    y[i] = u(rng);
+    z[i] = u(rng);
+  }
+  plan.set_points(8000, x.data(), y.data(), z.data());
+  const double measured = static_cast<double>(plan.memory_bytes());
+  std::printf("type 1 plan: estimate %.4g MB, measured %.4g MB\n", p.memory.plan_type1 / 1e6,
+              measured / 1e6);
+  EXPECT_GT(measured, 0.8 * p.memory.plan_type1);
+  EXPECT_LT(measured, 1.25 * p.memory.plan_type1);
 }
 
 TEST(EwaldSlabs, OwnerAndHalo) {
@@ -209,21 +289,44 @@ TEST(EwaldModes, GreenAndGradient) {
   for (int d = 0; d < 3; ++d) m.kscale[d] = 2 * M_PI / (4.0 + d);
   m.inv4a2 = 0.25;
   m.prefactor = 0.5;
+  m.grad_scale = 0.3;
   const std::int64_t count = m.count();
-  std::vector<double> S(2 * count), f(8 * count);
+  std::vector<double> S(2 * count), f(4 * count), f0(2 * count);
   for (std::int64_t i = 0; i < 2 * count; ++i) S[i] = std::sin(0.7 * i);
-  double e = 0;
-  for (std::int64_t idx = 0; idx < count; ++idx)
+  double e = 0, e0 = 0;
+  for (std::int64_t idx = 0; idx < count; ++idx) {
     e += detail::apply_green<true>(idx, m, S.data(), f.data(), count);
-  // The k = 0 mode (the middle) is dropped; mode (i0, i1, i2) = (3, 1, 3): n = (1, 0, 0).
-  const std::int64_t mid = (3 * 3 + 1) * 5 + 2, one = (3 * 3 + 1) * 5 + 3;
+    e0 += detail::apply_green<false>(idx, m, S.data(), f0.data(), count);
+  }
+  EXPECT_EQ(e, e0);
+  // The k = 0 mode (the middle) is dropped; mode (i0, i1, i2) = (3, 1, 3): n = (1, 0, 0);
+  // (2, 2, 3): n = (0, 1, 0).
+  const std::int64_t mid = (3 * 3 + 1) * 5 + 2, one = (3 * 3 + 1) * 5 + 3, ky1 = (3 * 3 + 2) * 5 + 2;
   EXPECT_EQ(f[2 * mid], 0.0);
   const double k = 2 * M_PI / 4.0, g = std::exp(-k * k * 0.25) / (k * k);
-  EXPECT_NEAR(f[2 * one], 0.5 * g * S[2 * one], 1e-15);
-  EXPECT_NEAR(f[2 * (count + one)], -k * 0.5 * g * S[2 * one + 1], 1e-15);  // i k f0, real part
-  EXPECT_NEAR(f[2 * (count + one) + 1], k * 0.5 * g * S[2 * one], 1e-15);
-  EXPECT_EQ(f[2 * (2 * count + one)], 0.0);  // k_y = 0
+  EXPECT_NEAR(f0[2 * one], 0.5 * g * S[2 * one], 1e-15);
+  // fA = f0 + i s f1 = (1 - s k_x) f0; fB = s (f2 + i f3) = s (i k_y - k_z) f0.
+  EXPECT_NEAR(f[2 * one], (1 - 0.3 * k) * f0[2 * one], 1e-15);
+  EXPECT_NEAR(f[2 * one + 1], (1 - 0.3 * k) * f0[2 * one + 1], 1e-15);
+  EXPECT_EQ(f[2 * (count + one)], 0.0);  // k_y = k_z = 0
+  const double ky = 2 * M_PI / 5.0;
+  EXPECT_NEAR(f[2 * (count + ky1)], -0.3 * ky * f0[2 * ky1 + 1], 1e-15);
+  EXPECT_NEAR(f[2 * (count + ky1) + 1], 0.3 * ky * f0[2 * ky1], 1e-15);
   EXPECT_GT(e, 0.0);
+  // In place (S in block 0) gives the same bits.
+  std::vector<double> g2(4 * count);
+  std::copy(S.begin(), S.end(), g2.begin());
+  for (std::int64_t idx = 0; idx < count; ++idx)
+    detail::apply_green<true>(idx, m, g2.data(), g2.data(), count);
+  EXPECT_EQ(g2, f);
+  // Unpacking: values (a + i b, c + i d) -> phi a, forces / q (b, c, d) / s.
+  const double v[4] = {1.5, 0.6, -0.9, 0.3};
+  double r[4];
+  detail::recip_values<true>(v, 1, 0, 1 / 0.3, r);
+  EXPECT_EQ(r[0], 1.5);
+  EXPECT_NEAR(r[1], 2.0, 1e-15);
+  EXPECT_NEAR(r[2], -3.0, 1e-15);
+  EXPECT_NEAR(r[3], 1.0, 1e-15);
 }
 
 TEST(EwaldCrystals, SharesTileTheSupercell) {

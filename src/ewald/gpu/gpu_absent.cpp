@@ -21,10 +21,16 @@ std::complex<double>* GpuEwald::charges() { return nullptr; }
 std::int64_t GpuEwald::real_space(const CellGrid&, const PairParams&, bool) { return -1; }
 void GpuEwald::upload_real_space(const double*, const double*, const double*, const double*,
                                  bool) {}
-std::complex<double>* GpuEwald::structure_factor(std::int64_t) { return nullptr; }
-std::complex<double>* GpuEwald::mode_input(std::int64_t) { return nullptr; }
+void GpuEwald::set_phased(bool) {}
+double GpuEwald::held_bytes() const { return 0; }
+double GpuEwald::peak_bytes() const { return 0; }
+std::complex<double>* GpuEwald::modes(std::int64_t) { return nullptr; }
 double GpuEwald::apply_green(const ModeGrid&, bool) { return 0; }
+void GpuEwald::release_nufft_inputs() {}
+void GpuEwald::release_modes() {}
 std::complex<double>* GpuEwald::values(std::int64_t) { return nullptr; }
-double GpuEwald::assemble(double, double, bool, double*, double*, double*, double*) { return 0; }
+double GpuEwald::assemble(double, double, double, bool, double*, double*, double*, double*) {
+  return 0;
+}
 
 }  // namespace nufftmp::ewald::detail

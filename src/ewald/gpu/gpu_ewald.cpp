@@ -1,9 +1,11 @@
 // GpuEwald: the device buffers (core's stream-ordered DeviceBuffer, grown as needed and kept
-// between calls) and the order of the kernels of kernels.hpp. Host compiler.
+// between calls, or with phased buffers freed to the pool after their phase) and the order
+// of the kernels of kernels.hpp. Host compiler.
 #include "gpu_ewald.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -26,9 +28,20 @@ struct GpuEwald::Impl {
   DeviceBuffer<int> keys, keys_sorted, order_in, order, start;
   DeviceBuffer<unsigned char> temp;
   DeviceBuffer<double> x, y, z, charges;  // charges: complex, interleaved
-  DeviceBuffer<double> real;              // phi, fx, fy, fz of the owned ions
-  DeviceBuffer<double> S, f, values, e, qphi, out, sum;
+  DeviceBuffer<double> real;              // phi, fx, fy, fz of the owned ions; then the results
+  DeviceBuffer<double> modes, values, e, qphi, sum;  // modes: S, then the type 2 input
   DeviceBuffer<unsigned long long> first_bad;
+  bool phased = false;
+  double peak = 0;
+
+  double held() const {
+    return double(ions.bytes() + sorted.bytes() + keys.bytes() + keys_sorted.bytes() +
+                  order_in.bytes() + order.bytes() + start.bytes() + temp.bytes() + x.bytes() +
+                  y.bytes() + z.bytes() + charges.bytes() + real.bytes() + modes.bytes() +
+                  values.bytes() + e.bytes() + qphi.bytes() + sum.bytes() + first_bad.bytes());
+  }
+  // At the end of a phase (its buffers all held): the peak, then (phased) free them.
+  void end_phase() { peak = std::max(peak, held()); }
 
   template <typename T>
   void reserve(DeviceBuffer<T>& b, std::int64_t count, const char* what) {
@@ -68,6 +81,10 @@ double GpuEwald::free_memory(int device) {
   NUFFTMP_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
   return static_cast<double>(free_b);
 }
+
+void GpuEwald::set_phased(bool phased) { impl_->phased = phased; }
+double GpuEwald::held_bytes() const { return impl_->held(); }
+double GpuEwald::peak_bytes() const { return impl_->peak; }
 
 void GpuEwald::upload(const Ion* ions, std::int64_t n_all, std::int64_t n_owned,
                       const double L[3]) {
@@ -129,6 +146,16 @@ std::int64_t GpuEwald::real_space(const CellGrid& g, const PairParams& p, bool f
   unsigned long long bad = 0;
   s.to_host(&bad, s.first_bad.get(), sizeof(bad));
   s.sync();
+  s.end_phase();
+  if (s.phased) {
+    s.sorted.release();
+    s.keys.release();
+    s.keys_sorted.release();
+    s.order_in.release();
+    s.order.release();
+    s.start.release();
+    s.temp.release();
+  }
   return bad == ~0ULL ? -1 : static_cast<std::int64_t>(bad);
 }
 
@@ -147,26 +174,40 @@ void GpuEwald::upload_real_space(const double* phi, const double* fx, const doub
   s.sync();
 }
 
-std::complex<double>* GpuEwald::structure_factor(std::int64_t count) {
+std::complex<double>* GpuEwald::modes(std::int64_t count) {
   Impl& s = *impl_;
   DeviceGuard guard(s.device);
-  s.reserve(s.S, 2 * count, "ewald structure factor");
-  return reinterpret_cast<std::complex<double>*>(s.S.get());
-}
-
-std::complex<double>* GpuEwald::mode_input(std::int64_t count) {
-  Impl& s = *impl_;
-  DeviceGuard guard(s.device);
-  s.reserve(s.f, 2 * count, "ewald type 2 modes");
-  return reinterpret_cast<std::complex<double>*>(s.f.get());
+  s.reserve(s.modes, 2 * count, "ewald mode array");
+  return reinterpret_cast<std::complex<double>*>(s.modes.get());
 }
 
 double GpuEwald::apply_green(const ModeGrid& m, bool forces) {
   Impl& s = *impl_;
   DeviceGuard guard(s.device);
   s.reserve(s.e, m.count(), "ewald mode energies");
-  green_modes(m, s.S.get(), s.f.get(), s.e.get(), forces, s.stream);
-  return s.reduce(s.e.get(), m.count());
+  green_modes(m, s.modes.get(), s.modes.get(), s.e.get(), forces, s.stream);
+  const double total = s.reduce(s.e.get(), m.count());
+  if (s.phased) s.e.release();
+  return total;
+}
+
+void GpuEwald::release_nufft_inputs() {
+  Impl& s = *impl_;
+  if (!s.phased) return;
+  DeviceGuard guard(s.device);
+  s.end_phase();
+  s.x.release();
+  s.y.release();
+  s.z.release();
+  s.charges.release();
+}
+
+void GpuEwald::release_modes() {
+  Impl& s = *impl_;
+  s.end_phase();
+  if (!s.phased) return;
+  DeviceGuard guard(s.device);
+  s.modes.release();
 }
 
 std::complex<double>* GpuEwald::values(std::int64_t count) {
@@ -176,23 +217,28 @@ std::complex<double>* GpuEwald::values(std::int64_t count) {
   return reinterpret_cast<std::complex<double>*>(s.values.get());
 }
 
-double GpuEwald::assemble(double self, double background, bool forces, double* phi, double* fx,
-                          double* fy, double* fz) {
+double GpuEwald::assemble(double self, double background, double inv_s, bool forces,
+                          double* phi, double* fx, double* fy, double* fz) {
   Impl& s = *impl_;
   DeviceGuard guard(s.device);
   const std::int64_t n = s.n_owned;
-  s.reserve(s.out, 4 * n, "ewald results");
   s.reserve(s.qphi, n, "ewald real-space energies");
-  assemble_results(s.ions.get(), n, s.real.get(), s.values.get(), self, background, forces,
-                   s.out.get(), s.qphi.get(), s.stream);
+  assemble_results(s.ions.get(), n, s.real.get(), s.values.get(), self, background, inv_s,
+                   forces, s.real.get(), s.qphi.get(), s.stream);
   const std::size_t b = sizeof(double) * static_cast<std::size_t>(n);
-  s.to_host(phi, s.out.get(), b);
+  s.to_host(phi, s.real.get(), b);
   if (forces) {
-    s.to_host(fx, s.out.get() + n, b);
-    s.to_host(fy, s.out.get() + 2 * n, b);
-    s.to_host(fz, s.out.get() + 3 * n, b);
+    s.to_host(fx, s.real.get() + n, b);
+    s.to_host(fy, s.real.get() + 2 * n, b);
+    s.to_host(fz, s.real.get() + 3 * n, b);
   }
-  return s.reduce(s.qphi.get(), n);  // synchronises: the copies above are done after it
+  const double local = s.reduce(s.qphi.get(), n);  // synchronises: the copies are done after it
+  s.end_phase();
+  if (s.phased) {
+    s.values.release();
+    s.qphi.release();
+  }
+  return local;
 }
 
 }  // namespace nufftmp::ewald::detail

@@ -29,6 +29,14 @@ class GpuEwald {
   // Free memory of the device, bytes.
   static double free_memory(int device);
 
+  // Phased (Parameters::phase_buffers): each phase's buffers are freed after it (to the pool,
+  // for the next phase), instead of being kept for the next step.
+  void set_phased(bool phased);
+  // Bytes the solver's buffers hold now, and the most they held at once (sampled at the end
+  // of each phase).
+  double held_bytes() const;
+  double peak_bytes() const;
+
   // ions[0, n_all): owned first, then the halo, wrapped into the box. Makes the owned ions'
   // NUFFT coordinates 2 pi x / L and complex charges on the device.
   void upload(const Ion* ions, std::int64_t n_all, std::int64_t n_owned, const double L[3]);
@@ -44,20 +52,25 @@ class GpuEwald {
   void upload_real_space(const double* phi, const double* fx, const double* fy,
                          const double* fz, bool forces);
 
-  // Mode arrays: S (type 1 output, m.count()) and f (type 2 input, nt blocks).
-  std::complex<double>* structure_factor(std::int64_t count);
-  std::complex<double>* mode_input(std::int64_t count);
-  // f from S (mode_array.hpp); returns sum_k g |S|^2 (a deterministic device reduction).
+  // The mode array: S (type 1 output) in block 0, then the type 2 input in place
+  // (mode_array.hpp); count = type2_vectors x m.count().
+  std::complex<double>* modes(std::int64_t count);
+  // The type 2 input from S; returns sum_k g |S|^2 (a deterministic device reduction).
   double apply_green(const ModeGrid& m, bool forces);
+  // Phased: the NUFFT coordinates and charges (after both set_points and the type 1), the
+  // mode array (after the type 2) go back to the pool. No-ops when not phased.
+  void release_nufft_inputs();
+  void release_modes();
 
   // Type 2 output: nt vectors of n_owned values.
   std::complex<double>* values(std::int64_t count);
 
-  // phi_i = phi_real + Re c0_i + self * q_i + background; F_d = F_real,d + q_i Re c_d; the
-  // results to the host (phi and, with forces, fx, fy, fz: n_owned each). Returns
-  // sum_i q_i phi_real,i over the owned ions.
-  double assemble(double self, double background, bool forces, double* phi, double* fx,
-                  double* fy, double* fz);
+  // phi_i = phi_real + phi_recip + self * q_i + background; F_d = F_real,d + q_i F_recip,d / q
+  // (recip_values of mode_array.hpp, inv_s = 1 / ModeGrid::grad_scale), in place of the
+  // real-space sums; the results to the host (phi and, with forces, fx, fy, fz: n_owned
+  // each). Returns sum_i q_i phi_real,i over the owned ions.
+  double assemble(double self, double background, double inv_s, bool forces, double* phi,
+                  double* fx, double* fy, double* fz);
 
  private:
   struct Impl;

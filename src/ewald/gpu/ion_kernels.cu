@@ -22,17 +22,21 @@ __global__ void nufft_inputs_kernel(const Ion* ions, std::int64_t n, double s0, 
   }
 }
 
+// out may be real: every element is read before it is written, by the same thread.
 template <bool Forces>
 __global__ void assemble_kernel(const Ion* ions, std::int64_t n, const double* real,
                                 const double* values, double self, double background,
-                                double* out, double* qphi) {
+                                double inv_s, double* out, double* qphi) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const double q = ions[i].q;
-    out[i] = real[i] + values[2 * i] + self * q + background;
-    qphi[i] = q * real[i];
+    double r[4];
+    recip_values<Forces>(values, n, i, inv_s, r);
+    const double phi_real = real[i];
+    qphi[i] = q * phi_real;
+    out[i] = phi_real + r[0] + self * q + background;
     if (Forces)
-      for (int d = 1; d <= 3; ++d) out[d * n + i] = real[d * n + i] + q * values[2 * (d * n + i)];
+      for (int d = 1; d <= 3; ++d) out[d * n + i] = real[d * n + i] + q * r[d];
   }
 }
 
@@ -47,16 +51,16 @@ void nufft_inputs(const Ion* ions, std::int64_t n, double s0, double s1, double 
 }
 
 void assemble_results(const Ion* ions, std::int64_t n, const double* real, const double* values,
-                      double self, double background, bool forces, double* out, double* qphi,
-                      cudaStream_t stream) {
+                      double self, double background, double inv_s, bool forces, double* out,
+                      double* qphi, cudaStream_t stream) {
   if (n == 0) return;
   const int blocks = blocks_for(n, kThreads);
   if (forces)
     assemble_kernel<true><<<blocks, kThreads, 0, stream>>>(ions, n, real, values, self,
-                                                           background, out, qphi);
+                                                           background, inv_s, out, qphi);
   else
     assemble_kernel<false><<<blocks, kThreads, 0, stream>>>(ions, n, real, values, self,
-                                                            background, out, qphi);
+                                                            background, inv_s, out, qphi);
   NUFFTMP_CUDA_CHECK_LAUNCH("ewald assemble_kernel");
 }
 

@@ -35,7 +35,7 @@ void real_space_sums(const Ion* sorted, const int* order, const int* start, int 
                      unsigned long long* first_bad, cudaStream_t stream);
 
 // mode_kernels.cu: the mode array and reductions.
-// f from S (mode_array.hpp; complex as interleaved doubles), e[k] = g |S|^2.
+// f from S (mode_array.hpp; complex as interleaved doubles; S may be f), e[k] = g |S|^2.
 void green_modes(const ModeGrid& m, const double* S, double* f, double* e, bool forces,
                  cudaStream_t stream);
 std::size_t sum_temp_bytes(std::int64_t n);
@@ -48,10 +48,11 @@ void device_sum(void* temp, std::size_t temp_bytes, const double* in, double* ou
 void nufft_inputs(const Ion* ions, std::int64_t n, double s0, double s1, double s2, double* x,
                   double* y, double* z, double* c, cudaStream_t stream);
 // out[v * n + i] from real[v * n + i] (v = 0: potential; 1..3 forces) and the type 2 values
-// (complex interleaved, nt blocks of n); qphi[i] = q_i * real[i].
+// (complex interleaved, type2_vectors blocks of n: recip_values of mode_array.hpp); qphi[i] =
+// q_i * real[i]. out may be real (each element is read before it is written).
 void assemble_results(const Ion* ions, std::int64_t n, const double* real, const double* values,
-                      double self, double background, bool forces, double* out, double* qphi,
-                      cudaStream_t stream);
+                      double self, double background, double inv_s, bool forces, double* out,
+                      double* qphi, cudaStream_t stream);
 
 // A grid of blocks for n items (grid-stride loops; capped at 32 blocks per SM).
 int blocks_for(std::int64_t n, int threads);
