@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# On the GPU machine (device tool), 1 GPU, one call of at most 8 minutes: the low-signal study of
-# issue 17 at the image counts the GPUs are for. For photons/image x images (default
-# 100 30 10 x 1e4 1e5) and the assignment modes hard (least squares, best match: the default
-# before issue 17) and soft-poisson (EMC: Poisson likelihood, soft over the 32 best at
-# temperature 2 -> 1), it simulates the data (M = 21, 24^2 pixels, the clustered molecule),
-# reconstructs from random orientations (8 generations, 5000 references) and prints the table:
-# median orientation error against the truth, half-set FSC (mean, resolution at 0.5), best
-# generation, seconds per generation. Runs stop being started at DEADLINE (default 400 s after
-# the study starts; the build comes first).
+# On the GPU machine (device tool), 1 GPU: the low-signal study of issue 17 at the image counts
+# the GPUs are for (M = 21, 24^2 pixels, the clustered molecule; 8 generations from random
+# orientations, 5000 references), through scripts/lowsignal.sh. Its table: median orientation
+# error against the truth, density and intensity correlation against the truth, free
+# correlation, half-set FSC, best generation, seconds per generation.
 #   scripts/device_lowsignal.sh [all|build|study]...     (default: all)
-# Knobs: PHOTONS, IMAGES, MODES, DEADLINE, and the rest of scripts/lowsignal.sh's.
-# Soft-poisson matching runs its product on the host's 16 cores (the GPU matcher does least
-# squares only); slicing and merging run on the GPU.
+# The default runs (RUNS, in this order: the most informative first, since DEADLINE may cut
+# the last ones). Times estimated on the H200 from the logs of the 590ddb6 study (hard
+# 0.5 / 0.8 s per generation at 1e4 / 1e5 images; soft-poisson matching 173 s in all at 1e5
+# on one core, taken as ~12x faster on 16; synthesis of 1e5 images ~15 s, not measured),
+# with synthesis, cumulative:
+#   1e5 soft-poisson at 100 photons  ~35 s,  35  (cut at generation 6 before: density corr 0.97)
+#   1e4 soft-poisson at 200, 100     ~13 s,  48  (CPU limit at 2000 images: 200 passes, 150 fails)
+#   1e4 hard at 1000, 300            ~11 s,  59  (CPU limit at 2000 images: 2000; GPU: 100 fails)
+#   1e5 hard at 300                  ~22 s,  81
+#   1e5 soft-poisson at 30           ~35 s, 116  (1e4 at 30 failed before)
+# Each data set's synthesis time is the last line of its synth_*.log.
+# DEADLINE (default 150 s after the study starts: no run starts after it and the last is cut
+# there; the build comes first), TIMEOUT (s per run, default 60). RUNS="images:photons:mode
+# ..." replaces the list; PHOTONS, IMAGES, MODES (any of them set) run their product instead.
+# MTIP_MPIRUN_ARGS defaults to "--bind-to none": Open MPI would bind the one rank to one core
+# and the soft-poisson matcher's OpenMP threads (its product runs on the host: the GPU
+# matcher does least squares only) would share it (11-37 s per generation at 1e5 images
+# before). Slicing and merging run on the GPU.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -30,9 +41,14 @@ fi
 if want study; then
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
   case $BUILD in /*) bd=$BUILD ;; *) bd=$PWD/$BUILD ;; esac
-  BUILD_DIR="$bd" OUT="$OUT/lowsignal" PHOTONS="${PHOTONS:-100 30 10}" \
+  if [ -z "${RUNS+x}" ] && [ -z "${PHOTONS:-}${IMAGES:-}${MODES:-}" ]; then
+    RUNS="100000:100:soft-poisson 10000:200:soft-poisson 10000:100:soft-poisson"
+    RUNS+=" 10000:1000:hard 10000:300:hard 100000:300:hard 100000:30:soft-poisson"
+  fi
+  BUILD_DIR="$bd" OUT="$OUT/lowsignal" RUNS="${RUNS:-}" PHOTONS="${PHOTONS:-100 30 10}" \
     IMAGES="${IMAGES:-10000 100000}" MODES="${MODES:-hard soft-poisson}" \
-    DEADLINE="${DEADLINE:-400}" TIMEOUT="${TIMEOUT:-240}" NP=1 \
+    DEADLINE="${DEADLINE:-150}" TIMEOUT="${TIMEOUT:-60}" NP=1 \
+    MTIP_MPIRUN_ARGS="${MTIP_MPIRUN_ARGS---bind-to none}" \
     bash "$(dirname "${BASH_SOURCE[0]}")/lowsignal.sh" > "$OUT/lowsignal.out" 2>&1
   summary+=("study rc=$?")
 fi

@@ -4,28 +4,9 @@
 // images when matching has converged) is undone first. The truth is a density (density and
 // intensity scores) or an intensity only (a complex diffraction field: intensity scores);
 // truth.hpp says which and why.
-#include <algorithm>
-
 #include "reconstruct_run.hpp"
 
 namespace nufftmp::mtip::detail {
-
-namespace {
-
-// The global rotation of rec against truth, its agreement, and the median angle left.
-Quaternion frame_of(const std::vector<Quaternion>& rec, const std::vector<Quaternion>& tru,
-                    double* agreement, double* median_deg) {
-  double mom[16] = {0};
-  accumulate_rotation_moments(rec, tru, mom);
-  const Quaternion frame = mean_rotation_from_moments(mom, agreement);
-  std::vector<double> err(rec.size());
-  for (std::size_t i = 0; i < rec.size(); ++i)
-    err[i] = quat_angle(rec[i], quat_multiply(frame, tru[i])) * 57.29577951308232;
-  std::nth_element(err.begin(), err.begin() + err.size() / 2, err.end());
-  *median_deg = err.empty() ? -1 : err[err.size() / 2];
-  return frame;
-}
-}  // namespace
 
 template <typename T>
 void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_orient,
@@ -42,13 +23,13 @@ void Run<T>::score_stage(GenerationReport& g, const std::vector<double>& all_ori
     const bool have_orient = in_.all_truth_orient.size() == all_orient.size();
     if (!ro_.known_orientations && have_orient && !all_orient.empty()) {
       const auto rec = unpack_orientations(all_orient), tru = unpack_orientations(in_.all_truth_orient);
-      frame = frame_of(rec, tru, &stats[4], &stats[3]);
+      const FrameFit fit = fit_frame(rec, tru);
+      frame = fit.frame, stats[3] = fit.median_error_deg, stats[4] = fit.agreement;
       // The true orientations read in the other convention: a frame they agree on far better
       // says the file's convention was misread.
       std::vector<Quaternion> other(tru.size());
       for (std::size_t i = 0; i < tru.size(); ++i) other[i] = quat_conjugate(tru[i]);
-      double unused = 0;
-      frame_of(rec, other, &stats[5], &unused);
+      stats[5] = fit_frame(rec, other).agreement;
     } else if (ro_.known_orientations) {
       stats[3] = 0, stats[4] = 1;
     }

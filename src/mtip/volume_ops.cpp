@@ -234,6 +234,20 @@ Quaternion mean_rotation_from_moments(const double* m, double* spread) {
   return quat_normalized({V[0][top], V[1][top], V[2][top], V[3][top]});
 }
 
+FrameFit fit_frame(const std::vector<Quaternion>& rec, const std::vector<Quaternion>& truth) {
+  double mom[16] = {0};
+  accumulate_rotation_moments(rec, truth, mom);
+  FrameFit f;
+  f.frame = mean_rotation_from_moments(mom, &f.agreement);
+  if (rec.empty()) return f;
+  std::vector<double> err(rec.size());
+  for (std::size_t i = 0; i < rec.size(); ++i)
+    err[i] = quat_angle(rec[i], quat_multiply(f.frame, truth[i])) * 57.29577951308232;
+  std::nth_element(err.begin(), err.begin() + err.size() / 2, err.end());
+  f.median_error_deg = err[err.size() / 2];
+  return f;
+}
+
 std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t M,
                                    const Quaternion& g) {
   check_cube(rho, M, "density");

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <complex>
+#include <random>
+#include <vector>
 
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/reference.hpp"
@@ -184,4 +186,64 @@ TEST(MtipScores, IntensityScoresWithMirrorsEqualEveryPointEvaluated) {
       EXPECT_NEAR(got.anisotropic, want.anisotropic, 1e-6);
     }
   }
+}
+
+namespace {
+// The rotation by `deg` degrees about the unit vector (x, y, z).
+Quaternion about(double x, double y, double z, double deg) {
+  const double h = deg * kTwoPi / 720, n = std::sqrt(x * x + y * y + z * z);
+  return {std::cos(h), std::sin(h) * x / n, std::sin(h) * y / n, std::sin(h) * z / n};
+}
+// A rotation by exactly `deg` degrees about a random axis.
+Quaternion random_turn(std::mt19937_64& rng, double deg) {
+  std::normal_distribution<double> n(0, 1);
+  return about(n(rng), n(rng), n(rng), deg);
+}
+}  // namespace
+
+// The score "orientation error": orientations g q_true r_i, with one frame g and per-image
+// turns r_i of 4 degrees, must give the frame back and a median error of 4 degrees, whether
+// the file's truth is in the lattice or the particle convention (read through to_lattice);
+// read in the wrong convention, the frame must not fit (what score_stage's warning keys on).
+TEST(MtipScores, OrientationErrorAfterTheFrameInBothConventions) {
+  std::mt19937_64 rng(11);
+  const Quaternion g = about(0.3, -0.8, 0.5, 117);
+  const int n = 600;
+  std::vector<Quaternion> tru(n), rec(n), file_particle(n), read(n);
+  for (int i = 0; i < n; ++i) {
+    tru[i] = random_quaternion(rng);
+    rec[i] = quat_multiply(quat_multiply(g, tru[i]), random_turn(rng, 4.0));
+    file_particle[i] = quat_conjugate(tru[i]);  // what skopi would write
+    read[i] = to_lattice(file_particle[i], QuaternionConvention::Particle);
+  }
+  for (const auto* t : {&tru, &read}) {
+    const FrameFit f = fit_frame(rec, *t);
+    EXPECT_LT(quat_angle(f.frame, g) * 360 / kTwoPi, 0.5);
+    EXPECT_NEAR(f.median_error_deg, 4.0, 0.3);
+    EXPECT_GT(f.agreement, 0.99);
+  }
+  const FrameFit wrong = fit_frame(rec, file_particle);
+  EXPECT_LT(wrong.agreement, 0.5);
+  EXPECT_GT(wrong.median_error_deg, 60.0);
+}
+
+// Images at near-symmetry mates (s g q_true, s a 180-degree turn about one of three
+// orthogonal axes: the ambiguity of a low-resolution intensity that is almost an ellipsoid)
+// leave the frame of the rest in place; the median error counts them as wrong, so with 60%
+// of the images there it is near 180 degrees even though every image is "right" up to s.
+TEST(MtipScores, OrientationErrorKeepsTheFrameAndCountsSymmetryMates) {
+  std::mt19937_64 rng(12);
+  const Quaternion g = about(-0.2, 0.4, 0.9, 64);
+  const Quaternion s[3] = {about(1, 0, 0, 180), about(0, 1, 0, 180), about(0, 0, 1, 180)};
+  const int n = 1000;
+  std::vector<Quaternion> tru(n), rec(n);
+  for (int i = 0; i < n; ++i) {
+    tru[i] = random_quaternion(rng);
+    const Quaternion q = quat_multiply(quat_multiply(g, tru[i]), random_turn(rng, 3.0));
+    rec[i] = i % 5 < 2 ? q : quat_multiply(s[i % 5 - 2], q);  // 40% direct, 20% at each mate
+  }
+  const FrameFit f = fit_frame(rec, tru);
+  EXPECT_LT(quat_angle(f.frame, g) * 360 / kTwoPi, 1.0);
+  EXPECT_GT(f.median_error_deg, 170.0);
+  EXPECT_NEAR(f.agreement, 0.4, 0.02);
 }

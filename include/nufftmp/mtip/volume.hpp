@@ -31,6 +31,16 @@ double aligned_correlation(const std::vector<double>& rec, const std::vector<dou
 void accumulate_rotation_moments(const std::vector<Quaternion>& rec,
                                  const std::vector<Quaternion>& truth, double* m);
 Quaternion mean_rotation_from_moments(const double* m, double* spread = nullptr);
+// The score "orientation error" of unknown orientations against the truth (both lattice
+// convention): the frame g of rec against truth as above, its agreement (*spread), and the
+// median over images of the angle between rec[i] and g truth[i] in degrees (-1 for none).
+// It counts an image at a near-symmetry mate of its orientation (a 180-degree turn the
+// low-resolution intensity almost has) as wrong: a model can be right while many are.
+struct FrameFit {
+  Quaternion frame;
+  double agreement = 0, median_error_deg = -1;
+};
+FrameFit fit_frame(const std::vector<Quaternion>& rec, const std::vector<Quaternion>& truth);
 // The density seen in the truth's frame: out(r) = rho(R(g) r) about its own circular centre of
 // mass (through its Fourier series at the rotated lattice, by a type 2 NUFFT on the CPU).
 std::vector<double> rotate_density(const std::vector<double>& rho, std::int64_t M,
