@@ -3,8 +3,8 @@
 // after uniform ones - each result against the direct sum - in every variant of the sort
 // (sort_strategy.hpp): bucket, packed, gather and direct scatter, block and global counting, 32-
 // and 64-bit indices, the bucket scatter with buckets of several bins and split buckets
-// (NUFFTMP_CUDA_BUCKET), and the default. And the promise of bin_sort.hpp: a second set_points with no
-// more points than the first allocates nothing.
+// (NUFFTMP_CUDA_BUCKET), and the default. And the promise of bin_sort.hpp: a second set_points
+// with no more points than the first allocates nothing.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
