@@ -5,12 +5,14 @@
 #   test      ctest -L gpu (CUDA accuracy, behaviour, autotune, set_points)
 #   sanitize  compute-sanitizer memcheck + racecheck on the new set_points path (small cases)
 #   stages    NUFFTMP_CUDA_STAGES=1 bench runs of the default sort: P1-P8, clustered Q1/Q7,
-#             sweep S31f-6 and S31d-12
-#   ab        the sort's variants (sort_strategy.hpp), stage-timed like the above, on P1, P2, P3,
-#             P5, P6, P7, S31f-6, S31d-12, Q1: scatter packed / gather / direct
-#             (NUFFTMP_CUDA_SCATTER) x counting block / global (NUFFTMP_CUDA_COUNT; the default
-#             row is packed with auto = block on all of these), then 64-bit indices (P1) and the
-#             pool giving memory back at every synchronisation (NUFFTMP_CUDA_POOL_RETAIN=0; P1)
+#             sweep S31f-6 and S31d-12 (default sort: bucket scatter, auto counting)
+#   ab        the sort's scatters (sort_strategy.hpp), stage-timed like the above, on P1, P2, P3,
+#             P4, P7, S31f-6, S32f-6, S31d-12, Q1: bucket (the default) against packed (the
+#             default before it), both with block counting (NUFFTMP_CUDA_SCATTER,
+#             NUFFTMP_CUDA_COUNT), execute timed too; then 64-bit indices (P1) and the pool
+#             giving memory back at every synchronisation (NUFFTMP_CUDA_POOL_RETAIN=0; P1).
+#             NUFFTMP_AB_VARIANTS="bucket-block packed-block ..." (SCATTER-COUNT words) changes
+#             the set; about 2 s per run
 #   jit       cuFFT's first plan of a shape with a cold and a warm driver JIT cache (P1 with a
 #             fresh CUDA_CACHE_PATH twice, then CUDA_CACHE_DISABLE=1): what the cache keeps
 #   compare   bash .anchors/compare.sh <bench> .anchors/cuperftest public, cluster, sweep
@@ -39,10 +41,12 @@ fi
 if want sanitize; then
   t0=$SECONDS
   T="$BUILD/tests/core/cuda/test_cuda_set_points"
-  # Every kernel of the sort under memcheck: block counting with each scatter (32- and 64-bit),
-  # global counting with the packed scatter, and the no-allocation promise of the default.
-  { timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
-      --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/*_block*:Sort/CudaSetPoints.ClusteredAfterUniform/packed_global:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default'
+  # The sort's kernels under memcheck: block counting with the bucket scatter (32- and 64-bit,
+  # also with several bins per bucket and split buckets) and the packed one, global counting
+  # with the packed scatter, and the no-allocation promise of the default (gather and direct
+  # passed memcheck at c189c19 and are unchanged).
+  { timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/bucket_block*:Sort/CudaSetPoints.BadPointThenGoodPoints/packed_block*:Sort/CudaSetPoints.ClusteredAfterUniform/packed_global:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default'
     echo "memcheck set_points rc=$?"
     timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
       --type 1 --N1 300 --N2 200 --M 2e5 --n_runs 2 --plan_runs 2 --check --json
@@ -50,9 +54,10 @@ if want sanitize; then
     timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
       --prec d --type 2 --N1 1000 --M 5e4 --n_runs 2 --plan_runs 2 --dist cluster --check --json
     echo "memcheck bench 1D type 2 rc=$?"
-    # The shared histogram of the block counting (atomics, barriers) under racecheck.
-    timeout 45 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
-      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/packed_block:Sort/CudaSetPoints.ClusteredAfterUniform/default'
+    # The shared histogram of the block counting and the bucket scatter's shared-memory sorts
+    # (atomics, scans, barriers) under racecheck.
+    timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/packed_block:Sort/CudaSetPoints.ClusteredAfterUniform/default:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_split7'
     echo "racecheck set_points rc=$?"; } > "$OUT/sanitizer.log" 2>&1
   grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log" | tee -a "$summary"
   step "sanitizers in $((SECONDS - t0)) s"
@@ -88,9 +93,9 @@ if want ab; then
   t0=$SECONDS
   # Label CASE/SCATTER-COUNT (the default row of each case is in "stages"); Q1 = P1 clustered.
   ab=()
-  for c in P1 P2 P3 P5 P6 P7 S31f-6 S31d-12 Q1; do
+  for c in P1 P2 P3 P4 P7 S31f-6 S32f-6 S31d-12 Q1; do
     case_=$c; dist=uniform; [ "$c" = Q1 ] && { case_=P1; dist=cluster; }
-    for v in packed-global gather-block gather-global direct-block; do
+    for v in ${NUFFTMP_AB_VARIANTS:-bucket-block packed-block}; do
       ab+=("$c/$v $case_ $dist NUFFTMP_CUDA_SCATTER=${v%-*} NUFFTMP_CUDA_COUNT=${v#*-}")
     done
   done

@@ -100,12 +100,9 @@ print("   ld load kernels, f1 first cuFFT run; set_points: al alloc, co count (b
 print("   lo locate (global counting), sc scan, sx scatter, up unpack (packed) or ga gather,")
 print("   sp subproblems, sy sync")
 rows = []
-fresh_gpu = {}  # case name -> fresh set_points GPU ms (for the a/b summary)
 for c in cases():
     first, steady, sp_first, again, fresh = split(c)
     j = c["json"]
-    if fresh is not None:
-        fresh_gpu[c["name"]] = fresh["gpu"]
     print(f"{c['name']:<11} {j.get('method', 'FAIL'):<7} plan first {fmt(first, 'h')}")
     print(f"{'':19} plan fresh {fmt(steady, 'h')}")
     tot = lambda c: "-" if c is None else f"{c['host']:.2f}/{c['gpu']:.2f}"
@@ -123,16 +120,32 @@ for name, j in rows:
           f"{f(g('setpts_exec_ms'), 6)} {f((g('mem_bytes') or 0) / 2**20, 8, 0)} "
           f"{(f'{err:.1e}' if isinstance(err, float) else '-'):>8}")
 
-VARIANTS = ["packed-global", "gather-block", "gather-global", "direct-block"]
-ab_cases = [n for n in fresh_gpu if "/" not in n and any(f"{n}/{v}" in fresh_gpu for v in VARIANTS)]
-if ab_cases:
-    print("\n== a/b: set_points on a fresh plan, GPU ms (default: packed scatter, auto counting =")
-    print("   block on these cases; c189c19's default was gather-global, on a larger grid)")
-    print(f"{'case':<9} {'default':>8} " + " ".join(f"{v:>13}" for v in VARIANTS))
-    for n in ab_cases:
-        cells = [fresh_gpu.get(f"{n}/{v}") for v in VARIANTS]
-        print(f"{n:<9} {fresh_gpu[n]:>8.3f} " +
-              " ".join(f"{x:>13.3f}" if x is not None else f"{'-':>13}" for x in cells))
+# a/b rows are labelled CASE/SCATTER-COUNT (device_setpts.sh, step ab).
+ab = {}  # case -> {variant: (fresh set_points, json)}
+for c in cases():
+    if "/" not in c["name"]:
+        continue
+    n, v = c["name"].split("/", 1)
+    ab.setdefault(n, {})[v] = (split(c)[4], c["json"])
+if ab:
+    print("\n== a/b: set_points on a fresh plan by scatter, GPU ms (co count or locate, sc scan,")
+    print("   sx scatter = pass 2, up unpack = pass 3 (items + bins for bucket) or gather, sp")
+    print("   subproblems); exec = the bench's execute (must not get slower), err its check")
+    print(f"{'case':<8} {'variant':<14} {'setpts':>6} {'co':>5} {'sc':>5} {'sx':>5} {'up':>5} "
+          f"{'sp':>5} {'exec':>6} {'err':>8}")
+    for n, vs in ab.items():
+        for v, (fresh, j) in vs.items():
+            st = {SHORT.get(k, k): g for k, _, g in (fresh["stages"] if fresh else [])}
+            st.setdefault("co", st.get("lo"))  # global counting: its locate pass
+            st.setdefault("up", st.get("ga"))  # gather scatter: its gather
+            st = {k: v for k, v in st.items() if v is not None}
+            cell = lambda k: f"{st[k]:>5.2f}" if k in st else f"{'-':>5}"
+            tot = f"{fresh['gpu']:>6.3f}" if fresh else f"{'-':>6}"
+            ex = j.get("exec_ms")
+            err = j.get("rel_err")
+            print(f"{n:<8} {v:<14} {tot} {cell('co')} {cell('sc')} {cell('sx')} {cell('up')} "
+                  f"{cell('sp')} {(f'{ex:.3f}' if isinstance(ex, float) else '-'):>6} "
+                  f"{(f'{err:.1e}' if isinstance(err, float) else '-'):>8}")
 
 csv = [l for l in read("compare.csv").splitlines() if l and not l.startswith("case,")]
 if csv:

@@ -10,11 +10,13 @@
 #include "common/checks.hpp"
 #include "common/grid.hpp"
 #include "cuda/bin_sort.hpp"
+#include "cuda/bucket_scatter.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_guard.hpp"
 #include "cuda/heuristics.hpp"
 #include "cuda/index_width.hpp"
 #include "cuda/launch_common.cuh"
+#include "cuda/sort_points.cuh"
 #include "cuda/sort_strategy.hpp"
 #include "cuda/stage_timer.hpp"
 
@@ -22,105 +24,14 @@ namespace nufftmp::detail {
 
 namespace {
 
+using namespace sort_device;  // NOLINT: the sort's shared device helpers (sort_points.cuh)
+
 constexpr int kThreads = 256;
 // Block counting: threads per block (the kernel fits 64 registers, so 1024 threads; with a
 // histogram over ~110 KB only one block fits an SM), and points each thread loads before it
 // ranks them (memory requests in flight while that one block runs).
 constexpr int kCountThreads = 1024;
 constexpr int kCountUnroll = 4;
-constexpr unsigned long long kNone = ULLONG_MAX;
-// status[] words.
-constexpr int kFirstBad = 0, kFirstInconsistent = 1, kNumSubproblems = 2, kStatusWords = 3;
-
-template <typename I>
-using Atomic = std::conditional_t<sizeof(I) == 4, unsigned int, unsigned long long>;
-
-struct Coords3 {
-  const void* c[3];
-};
-
-// Folded position of one coordinate, computed in double so float inputs on grids past 2^24
-// cells keep their exact cell: returns the bin coordinate, writes i0 and s.
-template <typename T>
-__device__ __forceinline__ int locate_axis(T v, int nf, int w, int binsize, int nbins,
-                                           std::int32_t& i0, T& s) {
-  const double g = fold_rescale<double>(static_cast<double>(v), nf);
-  const double first = ceil(g - 0.5 * w);
-  i0 = static_cast<std::int32_t>(first);
-  s = static_cast<T>(2.0 * (first - g + 0.5 * w) - 1.0);
-  const int b = static_cast<int>(floor(g)) / binsize;
-  return b < nbins ? b : nbins - 1;
-}
-
-template <typename T>
-struct Located {
-  int bin;
-  bool ok;
-  std::int32_t i0[3];
-  T s[3];
-};
-
-// The sorted point data the kernels write (i0 and s per axis; unused axes null).
-template <typename T>
-struct PointArrays {
-  std::int32_t* i0[3];
-  T* s[3];
-};
-
-// Point p's i0/s at position q.
-template <typename T, int D>
-__device__ __forceinline__ void store_located(const PointArrays<T>& a, std::int64_t q,
-                                              const Located<T>& p) {
-#pragma unroll
-  for (int d = 0; d < D; ++d) {
-    a.i0[d][q] = p.i0[d];
-    a.s[d][q] = p.s[d];
-  }
-}
-
-// One point's coordinates as given (D of them).
-template <typename T, int D>
-struct PointCoords {
-  T v[D];
-};
-
-template <typename T, int D>
-__device__ __forceinline__ PointCoords<T, D> load_coords(const Coords3& coords, std::int64_t j) {
-  PointCoords<T, D> c;
-#pragma unroll
-  for (int d = 0; d < D; ++d) c.v[d] = static_cast<const T*>(coords.c[d])[j];
-  return c;
-}
-
-// Legality, bin, i0 and s per axis of one point. Illegal coordinates are located as 0, so both
-// passes of the sort see the same bin for every point even when the call will be refused.
-// Every kernel below locates through this one function (the packed scatter's unpack too, from
-// the bit-exact coordinates of its record): the scatter's bins are the count's.
-template <typename T, int D>
-__device__ __forceinline__ Located<T> locate_values(const PointCoords<T, D>& c,
-                                                    const GridView& grid, const BinView& bins,
-                                                    int w) {
-  Located<T> p;
-  p.ok = true;
-  int bc[3] = {0, 0, 0};
-#pragma unroll
-  for (int d = 0; d < D; ++d) {
-    const T v = c.v[d];
-    const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
-    p.ok = p.ok && ok;
-    bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.size[d], bins.count[d], p.i0[d],
-                        p.s[d]);
-  }
-  p.bin = bc[0] + bins.count[0] * (bc[1] + bins.count[1] * bc[2]);
-  return p;
-}
-
-template <typename T, int D>
-__device__ __forceinline__ Located<T> locate_point(const Coords3& coords, std::int64_t j,
-                                                   const GridView& grid, const BinView& bins,
-                                                   int w) {
-  return locate_values<T, D>(load_coords<T, D>(coords, j), grid, bins, w);
-}
 
 // One atomicMin per warp with bad points: its lowest lane holds its smallest index. All 32
 // lanes must call it (the loops below are warp-uniform).
@@ -197,10 +108,13 @@ __global__ void locate_sorted_kernel(Coords3 coords, std::int64_t M, GridView gr
 // points, one atomic per point for uniform ones) is gone. A warp whose points all share a bin
 // (clustered) takes its ranks with one shared atomic; others use one per lane (shared atomics
 // of distinct bins do not serialise). The warp loop is uniform, as report_bad requires.
+// rank null: no ranks (the bucket scatter ranks in its own passes); btable non-null: the
+// block's count of each bucket (per_bucket consecutive bins) too, at btable[u G + b].
 template <typename T, int D, typename I>
 __global__ void __launch_bounds__(kCountThreads)
     count_block_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
-                       int shift, I* table, I* rank, unsigned long long* status) {
+                       int shift, I* table, I* rank, int per_bucket, int buckets, I* btable,
+                       unsigned long long* status) {
   extern __shared__ unsigned int hist[];
   const std::int64_t nbins = bins.total;
   for (std::int64_t b = threadIdx.x; b < nbins; b += blockDim.x) hist[b] = 0u;
@@ -244,7 +158,7 @@ __global__ void __launch_bounds__(kCountThreads)
         } else {
           r = atomicAdd(hist + bin, 1u);
         }
-        rank[j] = static_cast<I>(r);
+        if (rank != nullptr) rank[j] = static_cast<I>(r);
       }
     }
   }
@@ -253,6 +167,16 @@ __global__ void __launch_bounds__(kCountThreads)
   for (std::int64_t b = threadIdx.x; b < nbins; b += blockDim.x)
     table[b * G + blockIdx.x] = static_cast<I>(hist[b]);
   if (blockIdx.x == 0 && threadIdx.x == 0) table[nbins * G] = 0;
+  // The bucket scatter: the same counts summed over each bucket's bins, and its closing 0.
+  if (btable == nullptr) return;
+  for (int u = threadIdx.x; u < buckets; u += blockDim.x) {
+    const std::int64_t k0 = std::int64_t(u) * per_bucket;
+    const std::int64_t k1 = min(nbins, k0 + per_bucket);
+    unsigned n = 0;
+    for (std::int64_t k = k0; k < k1; ++k) n += hist[k];
+    btable[u * G + blockIdx.x] = static_cast<I>(n);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) btable[std::int64_t(buckets) * G] = 0;
 }
 
 // Where the sorted positions start, for pass 2. Global counting: start = the scanned bin
@@ -326,79 +250,6 @@ __global__ void gather_kernel(Coords3 coords, std::int64_t M, GridView grid, Bin
   }
 }
 
-// A packed record (packed variant): the D coordinates bit for bit, then the user index, in
-// kWords 32-bit words (sort_strategy.hpp), stored and loaded with whole 16- or 8-byte accesses.
-template <typename T, int D, typename I>
-struct Record {
-  static constexpr int kCoordWords = D * int(sizeof(T) / 4);
-  static constexpr int kWords = packed_record_words(D, int(sizeof(T)), int(sizeof(I)));
-  static_assert(kCoordWords + int(sizeof(I) / 4) <= kWords, "record too small");
-
-  __device__ __forceinline__ static void store(unsigned* records, std::int64_t pos,
-                                               const PointCoords<T, D>& c, std::int64_t j) {
-    unsigned wd[kWords];
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) wd[i] = 0u;
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-      if constexpr (sizeof(T) == 4) {
-        wd[d] = __float_as_uint(c.v[d]);
-      } else {
-        const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(c.v[d]));
-        wd[2 * d] = static_cast<unsigned>(b);
-        wd[2 * d + 1] = static_cast<unsigned>(b >> 32);
-      }
-    }
-    const unsigned long long uj = static_cast<unsigned long long>(j);
-    wd[kCoordWords] = static_cast<unsigned>(uj);
-    if constexpr (sizeof(I) == 8) wd[kCoordWords + 1] = static_cast<unsigned>(uj >> 32);
-    unsigned* p = records + pos * kWords;
-    if constexpr (kWords % 4 == 0) {
-#pragma unroll
-      for (int i = 0; i < kWords / 4; ++i)
-        reinterpret_cast<uint4*>(p)[i] = make_uint4(wd[4 * i], wd[4 * i + 1], wd[4 * i + 2],
-                                                    wd[4 * i + 3]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < kWords / 2; ++i)
-        reinterpret_cast<uint2*>(p)[i] = make_uint2(wd[2 * i], wd[2 * i + 1]);
-    }
-  }
-
-  __device__ __forceinline__ static void load(const unsigned* records, std::int64_t q,
-                                              PointCoords<T, D>& c, std::int64_t& j) {
-    unsigned wd[kWords];
-    const unsigned* p = records + q * kWords;
-    if constexpr (kWords % 4 == 0) {
-#pragma unroll
-      for (int i = 0; i < kWords / 4; ++i) {
-        const uint4 v = reinterpret_cast<const uint4*>(p)[i];
-        wd[4 * i] = v.x;
-        wd[4 * i + 1] = v.y;
-        wd[4 * i + 2] = v.z;
-        wd[4 * i + 3] = v.w;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < kWords / 2; ++i) {
-        const uint2 v = reinterpret_cast<const uint2*>(p)[i];
-        wd[2 * i] = v.x;
-        wd[2 * i + 1] = v.y;
-      }
-    }
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-      if constexpr (sizeof(T) == 4) {
-        c.v[d] = __uint_as_float(wd[d]);
-      } else {
-        c.v[d] = __hiloint2double(static_cast<int>(wd[2 * d + 1]), static_cast<int>(wd[2 * d]));
-      }
-    }
-    unsigned long long uj = wd[kCoordWords];
-    if constexpr (sizeof(I) == 8) uj |= static_cast<unsigned long long>(wd[kCoordWords + 1]) << 32;
-    j = static_cast<std::int64_t>(uj);
-  }
-};
 
 // Sorted, pass 2 (packed variant; step 1): each point reads its coordinates coalesced and
 // writes one record to its sorted position - one scattered record (half, one or a whole
@@ -603,6 +454,7 @@ struct CountPlan {
   int shift = 0;
   std::size_t shared_bytes = 0;
   std::int64_t table_capacity = 0;  // entries kept in the scratch (grow-only)
+  std::int64_t resident = 0;        // counting blocks the device holds at once
 };
 
 template <typename T, int D, typename I>
@@ -630,6 +482,7 @@ CountPlan plan_count(const PointPrepRequest& req, std::int64_t M) {
   cp.shift = g.shift;
   cp.shared_bytes = bytes;
   cp.table_capacity = block_count_table_capacity(M, nbins, resident);
+  cp.resident = resident;
   return cp;
 }
 
@@ -644,6 +497,11 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   using Rec = Record<T, D, I>;
   const CountPlan cp = plan_count<T, D, I>(req, M);
   const bool by_block = cp.blocks > 0;
+  // The bucket scatter needs the block counting's chunks; with global counting it runs packed.
+  const BucketGeometry geo = bucket_geometry(nbins, req.bucket);
+  const bool bucket = by_block && req.scatter == ScatterKind::Bucket && geo.buckets > 0;
+  const ScatterKind scatter =
+      req.scatter == ScatterKind::Bucket && !bucket ? ScatterKind::Packed : req.scatter;
 
   reserve_coordinates<T, D>(out, M, dev, st);
   if constexpr (sizeof(I) == 4) {
@@ -660,7 +518,14 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
     sc.table.reserve(cp.table_capacity * sizeof(I), dev, st, "per-block bin counts");
     scan_max = std::max(scan_max, cp.table_capacity);
   }
-  if (req.scatter == ScatterKind::Packed)
+  const std::int64_t items = bucket ? bucket_item_capacity(M, geo) : 0;
+  if (bucket) {
+    const std::int64_t entries = block_count_table_capacity(M, geo.buckets, cp.resident);
+    sc.btable.reserve(entries * sizeof(I), dev, st, "per-block bucket counts");
+    sc.items.reserve(items * sizeof(BucketItem), dev, st, "bucket work items");
+    scan_max = std::max(scan_max, entries);
+  }
+  if (scatter == ScatterKind::Packed || bucket)
     sc.records.reserve(M * Rec::kWords * sizeof(unsigned), dev, st, "packed point records");
   sc.cub.reserve(scan_bytes<I>(scan_max, st), dev, st, "scan workspace");
   sc.status.reserve(kStatusWords, dev, st, "point check flags");
@@ -674,12 +539,16 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   I* const sub_start = nsub + nb1;
   I* const rank = reinterpret_cast<I*>(sc.rank.get());
   I* const table = reinterpret_cast<I*>(sc.table.get());
+  I* const btable = bucket ? reinterpret_cast<I*>(sc.btable.get()) : nullptr;
   I* const perm = perm_of<I>(out);
   unsigned long long* const status = sc.status.get();
   tm.mark("alloc");
 
   // Pass 1: legality and ranks; then the scan that turns counts into sorted offsets.
   NUFFTMP_CUDA_TRY(cudaMemsetAsync(status, 0xff, kStatusWords * sizeof(unsigned long long), st));
+  if (bucket)  // its work counters start at 0
+    NUFFTMP_CUDA_TRY(
+        cudaMemsetAsync(status + kNumItems, 0, 2 * sizeof(unsigned long long), st));
   // One grid for the order-sensitive passes (count with global atomics, the scatters), one for
   // the coalesced second steps.
   const int blocks = resident_grid(M, dev, locate_sorted_kernel<T, D, I>, scatter_kernel<T, D, I>,
@@ -688,10 +557,15 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   if (by_block) {
     count_block_kernel<T, D, I><<<static_cast<unsigned>(cp.blocks), kCountThreads,
                                   cp.shared_bytes, st>>>(coords, M, req.grid, req.bins, req.w,
-                                                         cp.shift, table, rank, status);
+                                                         cp.shift, table,
+                                                         bucket ? nullptr : rank,
+                                                         geo.bins_per_bucket,
+                                                         static_cast<int>(geo.buckets), btable,
+                                                         status);
     NUFFTMP_CUDA_CHECK_LAUNCH("count_block_kernel");
     tm.mark("count");  // "locate" for global counting: the stage line tells which ran
     exclusive_sum<I>(table, table, nbins * cp.blocks + 1, sc.cub, st);  // in place
+    if (bucket) exclusive_sum<I>(btable, btable, geo.buckets * cp.blocks + 1, sc.cub, st);
     off = SortOffsets<I>{table, cp.blocks, cp.shift};
   } else {
     NUFFTMP_CUDA_TRY(cudaMemsetAsync(counts, 0, nb1 * sizeof(I), st));
@@ -707,12 +581,21 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
 
   // Pass 2: the point data in sorted order.
   const PointArrays<T> pa = arrays_of(out);
-  if (M > 0 && req.scatter == ScatterKind::Direct) {
+  if (M > 0 && bucket) {
+    BucketRun<T, I> br{coords, M, req.grid, req.bins, req.w, cp.shift, cp.blocks, geo, table,
+                       btable, reinterpret_cast<unsigned*>(sc.records.get()),
+                       reinterpret_cast<BucketItem*>(sc.items.get()), items, perm, pa, status,
+                       dev, st};
+    bucket_pass2<T, D, I>(br);
+    tm.mark("scatter");
+    bucket_pass3<T, D, I>(br);
+    tm.mark("unpack");
+  } else if (M > 0 && scatter == ScatterKind::Direct) {
     scatter_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins, req.w,
                                                          rank, off, perm, pa, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_kernel");
     tm.mark("scatter");
-  } else if (M > 0 && req.scatter == ScatterKind::Gather) {
+  } else if (M > 0 && scatter == ScatterKind::Gather) {
     scatter_index_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(coords, M, req.grid, req.bins,
                                                                req.w, rank, off, perm, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_index_kernel");
@@ -798,6 +681,11 @@ void load_dim(const PointPrepRequest& req) {
       load(gather_kernel<T, D, I>);
       break;
     case ScatterKind::Packed:
+      load(scatter_packed_kernel<T, D, I>);
+      load(unpack_kernel<T, D, I>);
+      break;
+    case ScatterKind::Bucket:  // and packed, which runs where the counting is global
+      load_bucket_kernels<T, D>();
       load(scatter_packed_kernel<T, D, I>);
       load(unpack_kernel<T, D, I>);
       break;

@@ -7,7 +7,8 @@
 // one per (bin, block), scanned into the sorted offset of every (bin, block) - no global
 // atomics - or warp-aggregated atomics on one global counter per bin (`__match_any_sync`: a
 // warp whose points share a bin does one atomic), then a CUB scan. Either gives each point its
-// rank. Pass 2 scatters (ScatterKind): a packed record per point then a coalesced unpack, the
+// rank. Pass 2 scatters (ScatterKind): two shared-memory counting sorts (by bucket of bins,
+// then by bin: bucket_scatter.cuh), a packed record per point then a coalesced unpack, the
 // permutation then a gather, or every array directly. The scatter recomputes each point's bin
 // from its coordinates with the same code as the count (cheaper than storing it).
 //
@@ -38,13 +39,16 @@ struct SortScratch {
                                                    // subproblem counts and offsets
   DeviceBuffer<unsigned char> table;               // block counting: nbins x blocks + 1
                                                    // counts, scanned in place into offsets
-  DeviceBuffer<unsigned char> records;             // packed scatter: M records
+  DeviceBuffer<unsigned char> records;             // packed and bucket scatter: M records
+  DeviceBuffer<unsigned char> btable;              // bucket scatter: buckets x blocks + 1
+                                                   // counts, scanned in place into offsets
+  DeviceBuffer<unsigned char> items;               // bucket scatter: pass 3's work items
   DeviceBuffer<unsigned char> cub;                 // CUB scan workspace
   DeviceBuffer<unsigned long long> status;         // first bad point, first inconsistent
                                                    // point, number of subproblems
   std::size_t bytes() const {
-    return rank.bytes() + bin_arrays.bytes() + table.bytes() + records.bytes() + cub.bytes() +
-           status.bytes();
+    return rank.bytes() + bin_arrays.bytes() + table.bytes() + records.bytes() +
+           btable.bytes() + items.bytes() + cub.bytes() + status.bytes();
   }
 };
 
@@ -92,6 +96,7 @@ struct PointPrepRequest {
   // Pass 2 and pass 1 of the sort (sort_strategy.hpp; NUFFTMP_CUDA_SCATTER, NUFFTMP_CUDA_COUNT).
   ScatterKind scatter = ScatterKind::Packed;
   CountKind count = CountKind::Auto;
+  BucketKnob bucket{};  // NUFFTMP_CUDA_BUCKET (tests): the bucket scatter's geometry
   StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
 };
 

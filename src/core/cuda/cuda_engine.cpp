@@ -54,7 +54,8 @@ class CudaEngine final : public Engine<T> {
         stages_(stage_timing_enabled(cfg.opts.debug)),
         index64_(index64_forced_by_env()),
         scatter_(scatter_from_env(std::getenv("NUFFTMP_CUDA_SCATTER"), cfg.dim, sizeof(T))),
-        count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))) {
+        count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))),
+        bucket_(bucket_knob_from_env(std::getenv("NUFFTMP_CUDA_BUCKET"))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -224,6 +225,7 @@ class CudaEngine final : public Engine<T> {
     r.force_index64 = index64_;
     r.scatter = scatter_;
     r.count = count_;
+    r.bucket = bucket_;
     return r;
   }
 
@@ -524,6 +526,7 @@ class CudaEngine final : public Engine<T> {
   bool index64_;  // NUFFTMP_CUDA_INDEX64: 64-bit sort indices at any M (tests)
   ScatterKind scatter_;  // the sort's variants (sort_strategy.hpp): NUFFTMP_CUDA_SCATTER,
   CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
+  BucketKnob bucket_;    // NUFFTMP_CUDA_BUCKET (tests)
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;

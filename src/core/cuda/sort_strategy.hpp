@@ -18,8 +18,13 @@ namespace nufftmp::detail {
 //   direct  every array written at the sorted position (2 dim + 1 scattered writes);
 //   packed  one record per point (its coordinates and user index, 8-32 bytes) written at the
 //           sorted position, then a coalesced pass unpacks the records into i0/s and the
-//           permutation.
-enum class ScatterKind { Gather, Direct, Packed };
+//           permutation;
+//   bucket  two shared-memory counting sorts, so that every write is a run of adjacent
+//           addresses: each counting block's chunk, a tile at a time, into buckets of
+//           consecutive bins (records), then each bucket, a piece at a time, into its bins
+//           (i0/s and the permutation). Needs the block counting's chunks; with global
+//           counting it runs packed (bucket_scatter.cu, PERFORMANCE.md).
+enum class ScatterKind { Gather, Direct, Packed, Bucket };
 
 // The counting, pass 1 (NUFFTMP_CUDA_COUNT):
 //   global  ranks from atomics on one global counter per bin (warp-aggregated);
@@ -35,7 +40,7 @@ enum class CountKind { Auto, Global, Block };
 inline ScatterKind default_scatter(int dim, std::size_t real_bytes) {
   (void)dim;
   (void)real_bytes;
-  return ScatterKind::Packed;
+  return ScatterKind::Bucket;
 }
 
 inline const char* scatter_name(ScatterKind k) {
@@ -43,6 +48,7 @@ inline const char* scatter_name(ScatterKind k) {
     case ScatterKind::Gather: return "gather";
     case ScatterKind::Direct: return "direct";
     case ScatterKind::Packed: return "packed";
+    case ScatterKind::Bucket: return "bucket";
   }
   return "?";
 }
@@ -59,10 +65,11 @@ inline const char* count_name(CountKind k) {
 inline ScatterKind scatter_from_env(const char* value, int dim, std::size_t real_bytes) {
   if (value == nullptr || *value == '\0') return default_scatter(dim, real_bytes);
   const std::string v(value);
-  for (ScatterKind k : {ScatterKind::Gather, ScatterKind::Direct, ScatterKind::Packed})
+  for (ScatterKind k :
+       {ScatterKind::Gather, ScatterKind::Direct, ScatterKind::Packed, ScatterKind::Bucket})
     if (v == scatter_name(k)) return k;
   throw Error(ErrorCode::InvalidArgument,
-              "NUFFTMP_CUDA_SCATTER = '" + v + "': must be gather, direct or packed");
+              "NUFFTMP_CUDA_SCATTER = '" + v + "': must be gather, direct, packed or bucket");
 }
 
 // The value of NUFFTMP_CUDA_COUNT (null or empty: auto).
@@ -132,6 +139,81 @@ inline std::int64_t block_count_table_capacity(std::int64_t M, std::int64_t nbin
 constexpr int packed_record_words(int dim, int real_bytes, int index_bytes) {
   const int w = dim * (real_bytes / 4) + index_bytes / 4;
   return w <= 2 ? 2 : w <= 4 ? 4 : (w + 1) / 2 * 2;
+}
+
+// The bucket scatter's geometry. Buckets are runs of `bins_per_bucket` consecutive bins
+// (`buckets` of them). Pass 2 sorts each tile of a chunk by bucket in shared memory, so a
+// bucket's run of a tile (tile / buckets records: 16 for 4096-point tiles and 256 buckets) is
+// written to adjacent addresses; pass 3 takes work items of whole (bucket, chunk range) record
+// segments of about `item_points` points (a bucket of clustered points is split at chunk
+// boundaries, so it spreads over many blocks) and sorts each piece of an item by bin in shared
+// memory, so a bin's run of a piece (piece / bins_per_bucket: 16 for 2048-point pieces and 128
+// bins per bucket) is written to adjacent addresses of every output array.
+struct BucketGeometry {
+  int bins_per_bucket = 0;  // 0: not possible (then packed)
+  std::int64_t buckets = 0;
+  std::int64_t item_points = 0;
+};
+// Pass 2 scans the buckets' tile counts with one entry per thread (512 threads), pass 3 a
+// piece's bin counts with one entry per thread (512 threads).
+constexpr std::int64_t kMaxBuckets = 512;
+constexpr int kMaxBinsPerBucket = 512;
+constexpr std::int64_t kBucketTarget = 256;         // buckets by default
+constexpr std::int64_t kBucketItemPoints = 32768;   // pass 3 work item, by default
+
+// The test knob NUFFTMP_CUDA_BUCKET = "B,W": B bins per bucket, items of W points (W = 1: one
+// item per non-empty (bucket, chunk) segment), so small tests reach buckets of several bins
+// and split buckets. Null or empty: {0, 0} (the defaults).
+struct BucketKnob {
+  int bins_per_bucket = 0;
+  std::int64_t item_points = 0;
+};
+inline BucketKnob bucket_knob_from_env(const char* value) {
+  BucketKnob k;
+  if (value == nullptr || *value == '\0') return k;
+  const std::string v(value);
+  const auto comma = v.find(',');
+  bool ok = comma != std::string::npos && comma > 0 && comma + 1 < v.size();
+  long long b = 0, w = 0;
+  if (ok) {
+    std::size_t used_b = 0, used_w = 0;
+    try {
+      b = std::stoll(v.substr(0, comma), &used_b);
+      w = std::stoll(v.substr(comma + 1), &used_w);
+    } catch (...) {
+      ok = false;
+    }
+    ok = ok && used_b == comma && used_w == v.size() - comma - 1 && b >= 1 &&
+         b <= kMaxBinsPerBucket && w >= 1;
+  }
+  if (!ok)
+    throw Error(ErrorCode::InvalidArgument,
+                "NUFFTMP_CUDA_BUCKET = '" + v + "': must be B,W with 1 <= B <= " +
+                    std::to_string(kMaxBinsPerBucket) + " bins per bucket and W >= 1 points");
+  k.bins_per_bucket = static_cast<int>(b);
+  k.item_points = w;
+  return k;
+}
+
+inline BucketGeometry bucket_geometry(std::int64_t nbins, const BucketKnob& knob) {
+  BucketGeometry g;
+  if (nbins <= 0 || nbins > kMaxBuckets * kMaxBinsPerBucket) return g;
+  std::int64_t per = knob.bins_per_bucket > 0 ? knob.bins_per_bucket
+                                              : (nbins + kBucketTarget - 1) / kBucketTarget;
+  const std::int64_t least = (nbins + kMaxBuckets - 1) / kMaxBuckets;
+  if (per < least) per = least;
+  if (per > kMaxBinsPerBucket) per = kMaxBinsPerBucket;
+  if (per > nbins) per = nbins;
+  g.bins_per_bucket = static_cast<int>(per);
+  g.buckets = (nbins + per - 1) / per;
+  g.item_points = knob.item_points > 0 ? knob.item_points : kBucketItemPoints;
+  return g;
+}
+
+// Work items pass 3 may get: every bucket's last item may be short, every other one holds at
+// least item_points points. Non-decreasing in M (a later call with fewer points fits).
+inline std::int64_t bucket_item_capacity(std::int64_t M, const BucketGeometry& g) {
+  return g.buckets + M / g.item_points + 1;
 }
 
 }  // namespace nufftmp::detail

@@ -1,9 +1,10 @@
 // set_points called again and again on one CUDA plan (M-TIP sets new points every generation):
 // growing and shrinking M, a bad point on the second call then a good call, clustered points
 // after uniform ones - each result against the direct sum - in every variant of the sort
-// (sort_strategy.hpp): packed, gather and direct scatter, block and global counting, 32- and
-// 64-bit indices, and the default. And the promise of bin_sort.hpp: a second set_points with no
-// more points than the first allocates nothing.
+// (sort_strategy.hpp): bucket, packed, gather and direct scatter, block and global counting, 32-
+// and 64-bit indices, the bucket scatter with buckets of several bins and split buckets
+// (NUFFTMP_CUDA_BUCKET), and the default. And the promise of bin_sort.hpp: a second set_points
+// with no more points than the first allocates nothing.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -53,14 +54,23 @@ struct Variant {
   const char* index64;  // NUFFTMP_CUDA_INDEX64
   const char* scatter;  // NUFFTMP_CUDA_SCATTER
   const char* count;    // NUFFTMP_CUDA_COUNT ("block" runs block counting even on few points)
+  const char* bucket = nullptr;  // NUFFTMP_CUDA_BUCKET: bins per bucket, item points
 };
 std::vector<Variant> variants() {
   std::vector<Variant> v = {{"default", nullptr, nullptr, nullptr}};
-  for (const char* scatter : {"packed", "gather", "direct"})
+  for (const char* scatter : {"bucket", "packed", "gather", "direct"})
     for (const char* count : {"block", "global"})
       for (const char* index64 : {static_cast<const char*>(nullptr), "1"})
         v.push_back({std::string(scatter) + "_" + count + (index64 ? "_index64" : ""), index64,
                      scatter, count});
+  // The test problems have fewer than 256 bins, so by default every bucket is one bin and
+  // holds one item: buckets of 3 and 7 bins (the last one short), and items cut at every chunk
+  // (1 point) or at 500 points, reach the paths of large problems and clustered points.
+  for (const char* index64 : {static_cast<const char*>(nullptr), "1"}) {
+    const std::string w = index64 ? "_index64" : "";
+    v.push_back({"bucket_block_split3" + w, index64, "bucket", "block", "3,1"});
+    v.push_back({"bucket_block_split7" + w, index64, "bucket", "block", "7,500"});
+  }
   return v;
 }
 
@@ -115,6 +125,7 @@ struct Scenario {
       : env_index64("NUFFTMP_CUDA_INDEX64", v.index64),
         env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter),
         env_count("NUFFTMP_CUDA_COUNT", v.count),
+        env_bucket("NUFFTMP_CUDA_BUCKET", v.bucket),
         name(label(v, s) + (sizeof(T) == 4 ? ", float" : ", double")),
         rng(make_rng(salt_of(std::string(what) + " " + name))),
         plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method)),
@@ -122,7 +133,7 @@ struct Scenario {
   void check(const Points<T>& pts, const std::string& when) {
     expect_accurate(plan, pts, rng, name + ", " + when);
   }
-  ScopedEnv env_index64, env_scatter, env_count;  // set before the plan reads them
+  ScopedEnv env_index64, env_scatter, env_count, env_bucket;  // set before the plan reads them
   std::string name;
   std::mt19937_64 rng;
   Plan<T> plan;
@@ -211,6 +222,7 @@ void second_call_allocates_nothing(const Variant& v, const Shape& s) {
   ScopedEnv env_index64("NUFFTMP_CUDA_INDEX64", v.index64);
   ScopedEnv env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter);
   ScopedEnv env_count("NUFFTMP_CUDA_COUNT", v.count);
+  ScopedEnv env_bucket("NUFFTMP_CUDA_BUCKET", v.bucket);
   auto rng = make_rng(salt_of("noalloc " + label(v, s) + std::to_string(sizeof(T))));
   Plan<T> plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method));
   const int dim = static_cast<int>(s.N.size());

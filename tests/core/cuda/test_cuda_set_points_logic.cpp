@@ -59,6 +59,7 @@ TEST(SortStrategy, VariantsFromTheEnvironment) {
   EXPECT_EQ(scatter_from_env("gather", 3, 4), ScatterKind::Gather);
   EXPECT_EQ(scatter_from_env("direct", 2, 8), ScatterKind::Direct);
   EXPECT_EQ(scatter_from_env("packed", 1, 4), ScatterKind::Packed);
+  EXPECT_EQ(scatter_from_env("bucket", 3, 8), ScatterKind::Bucket);
   EXPECT_EQ(count_from_env(nullptr), CountKind::Auto);
   EXPECT_EQ(count_from_env(""), CountKind::Auto);
   EXPECT_EQ(count_from_env("auto"), CountKind::Auto);
@@ -76,6 +77,79 @@ TEST(SortStrategy, VariantsFromTheEnvironment) {
     }
   }
   EXPECT_THROW(count_from_env("blocks"), Error);
+}
+
+TEST(SortStrategy, BucketKnobFromTheEnvironment) {
+  EXPECT_EQ(bucket_knob_from_env(nullptr).bins_per_bucket, 0);
+  EXPECT_EQ(bucket_knob_from_env("").item_points, 0);
+  const BucketKnob k = bucket_knob_from_env("3,500");
+  EXPECT_EQ(k.bins_per_bucket, 3);
+  EXPECT_EQ(k.item_points, 500);
+  for (const char* bad : {"3", ",5", "3,", "0,5", "3,0", "513,5", "3,5x", "a,b", "3;5"}) {
+    try {
+      bucket_knob_from_env(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("NUFFTMP_CUDA_BUCKET"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos);
+    }
+  }
+}
+
+// Buckets cover every bin exactly once, within the kernels' limits (one scan entry per thread
+// in both passes); the public and sweep cases get about 256 buckets of <= 128 bins.
+TEST(SortStrategy, BucketGeometry) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::int64_t nbins = 1 + static_cast<std::int64_t>(rng() % 70000);
+    BucketKnob knob;
+    if (trial % 2) knob.bins_per_bucket = 1 + static_cast<int>(rng() % kMaxBinsPerBucket);
+    const BucketGeometry g = bucket_geometry(nbins, knob);
+    ASSERT_GT(g.bins_per_bucket, 0) << nbins;
+    EXPECT_LE(g.bins_per_bucket, kMaxBinsPerBucket);
+    EXPECT_LE(g.buckets, kMaxBuckets) << nbins;
+    EXPECT_GE(g.buckets * g.bins_per_bucket, nbins);
+    EXPECT_LT((g.buckets - 1) * g.bins_per_bucket, nbins);  // no empty bucket
+    EXPECT_EQ(g.item_points, kBucketItemPoints);
+  }
+  for (std::int64_t nbins : {32768, 16384, 19532, 13824, 4096}) {
+    const BucketGeometry g = bucket_geometry(nbins, {});
+    EXPECT_LE(g.bins_per_bucket, 128) << nbins;
+    EXPECT_LE(g.buckets, 256) << nbins;
+    EXPECT_GE(g.buckets, 128) << nbins;
+  }
+  EXPECT_EQ(bucket_geometry(0, {}).buckets, 0);
+  EXPECT_EQ(bucket_geometry(kMaxBuckets * kMaxBinsPerBucket + 1, {}).buckets, 0);
+  EXPECT_EQ(bucket_geometry(100, {3, 1}).item_points, 1);
+}
+
+// Pass 3's items: each closed item holds >= item_points points, plus one short one per bucket;
+// the bound holds for any fill of (bucket, chunk) segments, and grows with M.
+TEST(SortStrategy, BucketItemCapacityBoundsEveryFill) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::int64_t buckets = 1 + static_cast<std::int64_t>(rng() % 40);
+    const std::int64_t G = 1 + static_cast<std::int64_t>(rng() % 50);
+    const std::int64_t M = static_cast<std::int64_t>(rng() % 20000);
+    const BucketGeometry g{1, buckets, 1 + static_cast<std::int64_t>(rng() % 3000)};
+    std::vector<std::int64_t> n(static_cast<size_t>(buckets * G), 0);
+    for (std::int64_t j = 0; j < M; ++j)
+      ++n[static_cast<size_t>(trial % 3 == 0 ? rng() % G : rng() % (buckets * G))];
+    // The items kernel's rule: close once >= item_points, and at the last chunk if non-empty.
+    std::int64_t items = 0;
+    for (std::int64_t b = 0; b < buckets; ++b) {
+      std::int64_t acc = 0;
+      for (std::int64_t c = 0; c < G; ++c) {
+        acc += n[static_cast<size_t>(b * G + c)];
+        if (acc < g.item_points && c + 1 < G) continue;
+        if (acc > 0) ++items;
+        acc = 0;
+      }
+    }
+    EXPECT_GE(bucket_item_capacity(M, g), items) << "M " << M << " W " << g.item_points;
+    EXPECT_LE(bucket_item_capacity(M / 2, g), bucket_item_capacity(M, g));
+  }
 }
 
 TEST(SortStrategy, PackedRecordSizes) {

@@ -1,0 +1,357 @@
+// The bucket scatter's kernels and launches (bucket_scatter.cuh says what each pass does).
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/bucket_scatter.cuh"
+#include "cuda/cuda_check.hpp"
+#include "cuda/launch_common.cuh"
+
+namespace nufftmp::detail {
+
+namespace {
+
+using namespace sort_device;  // NOLINT: the sort's shared device helpers (sort_points.cuh)
+
+// Pass 2: threads per block and points per thread of a tile (one block per counting chunk, so
+// about one block per SM: the tile is large and the loads of a tile are all in flight at once;
+// 512 threads leave 128 registers for them, 1024 spilled). The tile's bucket counts are
+// scanned one entry per thread: kMaxBuckets <= threads.
+constexpr int kP2Threads = 512;
+constexpr int kP2PerThread = 8;
+constexpr int kTile = kP2Threads * kP2PerThread;
+static_assert(kMaxBuckets <= kP2Threads, "one scan entry per thread");
+// Pass 3: the same for a piece of an item (several blocks per SM).
+constexpr int kP3Threads = 512;
+constexpr int kP3PerThread = 4;
+constexpr int kPiece = kP3Threads * kP3PerThread;
+static_assert(kMaxBinsPerBucket <= kP3Threads, "one scan entry per thread");
+static_assert(kTile <= 65536 && kMaxBuckets <= 65536 && kMaxBinsPerBucket <= 65536,
+              "16-bit staged keys");
+
+// Rank of this lane's key among the keys counted so far in cnt (shared memory): the lanes of a
+// warp with equal keys take consecutive ranks from one shared atomic (clustered points share a
+// key across the whole warp). All 32 lanes must call it; `in` false: no key, rank 0.
+__device__ __forceinline__ unsigned warp_shared_rank(unsigned* cnt, int key, bool in) {
+  const unsigned active = __ballot_sync(0xffffffffu, in);
+  if (!in) return 0u;
+  const int lane = threadIdx.x & 31;
+  const unsigned peers = __match_any_sync(active, key);
+  const int leader = __ffs(peers) - 1;
+  unsigned old = 0;
+  if (lane == leader) old = atomicAdd(cnt + key, static_cast<unsigned>(__popc(peers)));
+  old = __shfl_sync(peers, old, leader);
+  return old + static_cast<unsigned>(__popc(peers & ((1u << lane) - 1u)));
+}
+
+template <typename T, int D, typename I>
+std::size_t pass2_shared_bytes(std::int64_t buckets) {
+  using Rec = Record<T, D, I>;
+  return std::size_t(kTile) * Rec::kWords * 4 + std::size_t(buckets) * (8 + 8 + 4 + 4) +
+         std::size_t(kTile) * (2 + 2);
+}
+
+template <typename T, int D, typename I>
+std::size_t pass3_shared_bytes(int per_bucket) {
+  return std::size_t(per_bucket) * (8 + 8 + 4 + 4) +
+         std::size_t(kPiece) * (D * sizeof(T) + sizeof(I) + D * 4 + 2 + 2);
+}
+
+// Pass 2: block c sorts chunk c ([c 2^shift, (c + 1) 2^shift)) by bucket, a tile at a time.
+template <typename T, int D, typename I>
+__global__ void __launch_bounds__(kP2Threads)
+    bucket_scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
+                          int shift, int per_bucket, int nbk, const I* bstart,
+                          unsigned* records, unsigned long long* status) {
+  using Rec = Record<T, D, I>;
+  using Scan = cub::BlockScan<unsigned, kP2Threads>;
+  __shared__ typename Scan::TempStorage scan_tmp;
+  extern __shared__ __align__(16) unsigned char smem[];
+  unsigned* const stage = reinterpret_cast<unsigned*>(smem);
+  std::int64_t* const ptr = reinterpret_cast<std::int64_t*>(stage + kTile * Rec::kWords);
+  std::int64_t* const stop = ptr + nbk;
+  unsigned* const cnt = reinterpret_cast<unsigned*>(stop + nbk);
+  unsigned* const off = cnt + nbk;
+  unsigned short* const key = reinterpret_cast<unsigned short*>(off + nbk);
+  unsigned short* const src = key + kTile;
+
+  const int tid = threadIdx.x;
+  const std::int64_t G = gridDim.x, c = blockIdx.x;
+  const std::int64_t begin = c << shift;
+  const std::int64_t end = min(M, begin + (std::int64_t(1) << shift));
+  for (int b = tid; b < nbk; b += kP2Threads) {
+    ptr[b] = static_cast<std::int64_t>(bstart[b * G + c]);
+    stop[b] = static_cast<std::int64_t>(bstart[b * G + c + 1]);  // flat next: (b, c + 1)
+  }
+  for (std::int64_t base = begin; base < end; base += kTile) {
+    for (int b = tid; b < nbk; b += kP2Threads) cnt[b] = 0u;
+    __syncthreads();  // also: ptr/stop set, the previous tile's ptr update done
+    // Each point is staged at its slot u = k threads + tid as it comes; only its bucket and
+    // rank stay in registers.
+    PointCoords<T, D> pc[kP2PerThread];
+#pragma unroll
+    for (int k = 0; k < kP2PerThread; ++k) {
+      const std::int64_t j = base + k * kP2Threads + tid;
+      if (j < end) pc[k] = load_coords<T, D>(coords, j);
+    }
+    int bk[kP2PerThread];
+    unsigned rk[kP2PerThread];
+#pragma unroll
+    for (int k = 0; k < kP2PerThread; ++k) {
+      const int u = k * kP2Threads + tid;
+      const bool in = base + u < end;
+      bk[k] = 0;
+      if (in) {
+        Rec::store(stage, u, pc[k], base + u);
+        bk[k] = locate_values<T, D>(pc[k], grid, bins, w).bin / per_bucket;
+      }
+      rk[k] = warp_shared_rank(cnt, bk[k], in);
+    }
+    __syncthreads();
+    unsigned first = 0;
+    Scan(scan_tmp).ExclusiveSum(tid < nbk ? cnt[tid] : 0u, first);
+    if (tid < nbk) off[tid] = first;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kP2PerThread; ++k) {
+      const int u = k * kP2Threads + tid;
+      if (base + u < end) {
+        const unsigned t = off[bk[k]] + rk[k];
+        src[t] = static_cast<unsigned short>(u);
+        key[t] = static_cast<unsigned short>(bk[k]);
+      }
+    }
+    __syncthreads();
+    // Sorted place t of the tile (by bucket) to its bucket's segment: adjacent t of one bucket
+    // go to adjacent records.
+    const int n = static_cast<int>(min(std::int64_t(kTile), end - base));
+    for (int t = tid; t < n; t += kP2Threads) {
+      const int b = key[t], u = src[t];
+      const std::int64_t pos = ptr[b] + (t - static_cast<int>(off[b]));
+      if (pos < stop[b]) {
+        Rec::copy(records, pos, stage, u);
+      } else {
+        atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(base + u));
+      }
+    }
+    __syncthreads();
+    for (int b = tid; b < nbk; b += kP2Threads) ptr[b] += cnt[b];
+  }
+}
+
+// Pass 3's items: thread b walks bucket b's chunk segments and closes an item once it holds at
+// least item_points records (and at the last chunk), so a bucket of clustered points is cut at
+// chunk boundaries into items of about item_points. Items are numbered by a counter (their
+// order does not matter: each writes its own positions).
+template <typename I>
+__global__ void bucket_items_kernel(const I* bstart, std::int64_t G, std::int64_t nbk,
+                                    std::int64_t item_points, std::int64_t capacity,
+                                    BucketItem* items, unsigned long long* status) {
+  for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < nbk;
+       b += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t c0 = 0;
+    std::int64_t first = static_cast<std::int64_t>(bstart[b * G]);
+    for (std::int64_t c = 0; c < G; ++c) {
+      const std::int64_t next = static_cast<std::int64_t>(bstart[b * G + c + 1]);
+      if (next - first < item_points && c + 1 < G) continue;
+      if (next > first) {
+        const unsigned long long i = atomicAdd(status + kNumItems, 1ull);
+        if (i < static_cast<unsigned long long>(capacity))
+          items[i] = BucketItem{first, next, static_cast<std::int32_t>(b),
+                                static_cast<std::int32_t>(c0), static_cast<std::int32_t>(c + 1),
+                                0};
+        else
+          atomicMin(status + kFirstInconsistent, 0ull);  // cannot happen (the capacity bound)
+      }
+      c0 = c + 1;
+      first = next;
+    }
+  }
+}
+
+// Pass 3: resident blocks take items from a counter; each piece of an item is sorted by bin in
+// shared memory and written as runs to the sorted arrays.
+template <typename T, int D, typename I>
+__global__ void __launch_bounds__(kP3Threads)
+    bucket_unpack_kernel(const unsigned* records, GridView grid, BinView bins, int w,
+                         int per_bucket, std::int64_t G, const I* table,
+                         const BucketItem* items, std::int64_t capacity, I* perm,
+                         PointArrays<T> out, unsigned long long* status) {
+  using Rec = Record<T, D, I>;
+  using Scan = cub::BlockScan<unsigned, kP3Threads>;
+  __shared__ typename Scan::TempStorage scan_tmp;
+  __shared__ unsigned long long item_index;
+  __shared__ unsigned piece_total;
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::int64_t* const ptr = reinterpret_cast<std::int64_t*>(smem);
+  std::int64_t* const lim = ptr + per_bucket;
+  T* const ss = reinterpret_cast<T*>(lim + per_bucket);  // D x kPiece
+  I* const sj = reinterpret_cast<I*>(ss + D * kPiece);
+  std::int32_t* const si0 = reinterpret_cast<std::int32_t*>(sj + kPiece);  // D x kPiece
+  unsigned* const cnt = reinterpret_cast<unsigned*>(si0 + D * kPiece);
+  unsigned* const off = cnt + per_bucket;
+  unsigned short* const key = reinterpret_cast<unsigned short*>(off + per_bucket);
+  unsigned short* const src = key + kPiece;
+
+  const int tid = threadIdx.x;
+  const unsigned long long made = status[kNumItems];
+  const unsigned long long n_items =
+      made < static_cast<unsigned long long>(capacity) ? made
+                                                       : static_cast<unsigned long long>(capacity);
+  for (;;) {
+    if (tid == 0) item_index = atomicAdd(status + kNextItem, 1ull);
+    __syncthreads();
+    const unsigned long long it = item_index;
+    if (it >= n_items) break;  // uniform: every thread read the same index
+    const BucketItem item = items[it];
+    const std::int64_t k0 = std::int64_t(item.bucket) * per_bucket;
+    const int nb = static_cast<int>(min(std::int64_t(per_bucket), bins.total - k0));
+    for (int lb = tid; lb < nb; lb += kP3Threads) {
+      ptr[lb] = static_cast<std::int64_t>(table[(k0 + lb) * G + item.c0]);
+      lim[lb] = static_cast<std::int64_t>(table[(k0 + lb) * G + item.c1]);  // flat: (k, c1)
+    }
+    for (std::int64_t base = item.begin; base < item.end; base += kPiece) {
+      for (int lb = tid; lb < nb; lb += kP3Threads) cnt[lb] = 0u;
+      __syncthreads();  // also: ptr/lim set, the previous piece's ptr update done
+      // Each point is located and staged at its slot u = k threads + tid as it comes; only its
+      // bin and rank stay in registers.
+      PointCoords<T, D> pc[kP3PerThread];
+      std::int64_t jj[kP3PerThread];
+#pragma unroll
+      for (int k = 0; k < kP3PerThread; ++k) {
+        const std::int64_t q = base + k * kP3Threads + tid;
+        jj[k] = 0;
+        if (q < item.end) Rec::load(records, q, pc[k], jj[k]);
+      }
+      int lb[kP3PerThread];
+      unsigned rk[kP3PerThread];
+#pragma unroll
+      for (int k = 0; k < kP3PerThread; ++k) {
+        const int u = k * kP3Threads + tid;
+        bool ok = false;
+        lb[k] = -1;
+        if (base + u < item.end) {
+          const Located<T> p = locate_values<T, D>(pc[k], grid, bins, w);
+          const std::int64_t l = std::int64_t(p.bin) - k0;
+          ok = l >= 0 && l < nb;
+          if (ok) {
+            lb[k] = static_cast<int>(l);
+#pragma unroll
+            for (int d = 0; d < D; ++d) {
+              si0[d * kPiece + u] = p.i0[d];
+              ss[d * kPiece + u] = p.s[d];
+            }
+            sj[u] = static_cast<I>(jj[k]);
+          } else {
+            atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(jj[k]));
+          }
+        }
+        rk[k] = warp_shared_rank(cnt, ok ? lb[k] : 0, ok);
+      }
+      __syncthreads();
+      unsigned first = 0, total = 0;
+      Scan(scan_tmp).ExclusiveSum(tid < nb ? cnt[tid] : 0u, first, total);
+      if (tid < nb) off[tid] = first;
+      if (tid == 0) piece_total = total;
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < kP3PerThread; ++k)
+        if (lb[k] >= 0) {
+          const unsigned t = off[lb[k]] + rk[k];
+          src[t] = static_cast<unsigned short>(k * kP3Threads + tid);
+          key[t] = static_cast<unsigned short>(lb[k]);
+        }
+      __syncthreads();
+      // Sorted place t of the piece (by bin) to its bin: adjacent t of one bin go to adjacent
+      // positions of every array.
+      const int n = static_cast<int>(piece_total);
+      for (int t = tid; t < n; t += kP3Threads) {
+        const int l = key[t], u = src[t];
+        const std::int64_t q = ptr[l] + (t - static_cast<int>(off[l]));
+        if (q < lim[l]) {
+          perm[q] = sj[u];
+#pragma unroll
+          for (int d = 0; d < D; ++d) {
+            out.i0[d][q] = si0[d * kPiece + u];
+            out.s[d][q] = ss[d * kPiece + u];
+          }
+        } else {
+          atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(sj[u]));
+        }
+      }
+      __syncthreads();
+      for (int l = tid; l < nb; l += kP3Threads) ptr[l] += cnt[l];
+    }
+    __syncthreads();  // every thread is done with item_index, ptr and lim
+  }
+}
+
+template <typename K>
+void allow_shared(K* kernel, std::size_t bytes) {
+  NUFFTMP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)));
+}
+
+}  // namespace
+
+template <typename T, int D, typename I>
+void bucket_pass2(const BucketRun<T, I>& r) {
+  if (r.M <= 0) return;
+  auto* kernel = bucket_scatter_kernel<T, D, I>;
+  const std::size_t bytes = pass2_shared_bytes<T, D, I>(r.geo.buckets);
+  allow_shared(kernel, bytes);
+  kernel<<<static_cast<unsigned>(r.chunks), kP2Threads, bytes, r.stream>>>(
+      r.coords, r.M, r.grid, r.bins, r.w, r.shift, r.geo.bins_per_bucket,
+      static_cast<int>(r.geo.buckets), r.btable, r.records, r.status);
+  check_launch("bucket_scatter_kernel");
+}
+
+template <typename T, int D, typename I>
+void bucket_pass3(const BucketRun<T, I>& r) {
+  if (r.M <= 0) return;
+  constexpr int kItemThreads = 128;
+  const std::int64_t item_blocks = (r.geo.buckets + kItemThreads - 1) / kItemThreads;
+  bucket_items_kernel<I><<<static_cast<unsigned>(item_blocks), kItemThreads, 0, r.stream>>>(
+      r.btable, r.chunks, r.geo.buckets, r.geo.item_points, r.item_capacity, r.items, r.status);
+  check_launch("bucket_items_kernel");
+  auto* kernel = bucket_unpack_kernel<T, D, I>;
+  const std::size_t bytes = pass3_shared_bytes<T, D, I>(r.geo.bins_per_bucket);
+  allow_shared(kernel, bytes);
+  int sms = 0, per_sm = 0;
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r.device));
+  NUFFTMP_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kP3Threads, bytes));
+  // Resident blocks only (they take items from the counter); no more than there can be items.
+  const std::int64_t blocks =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(std::max(per_sm, 1)) * sms,
+                                                       r.item_capacity));
+  kernel<<<static_cast<unsigned>(blocks), kP3Threads, bytes, r.stream>>>(
+      r.records, r.grid, r.bins, r.w, r.geo.bins_per_bucket, r.chunks, r.table, r.items,
+      r.item_capacity, r.perm, r.out, r.status);
+  check_launch("bucket_unpack_kernel");
+}
+
+template <typename T, int D>
+void load_bucket_kernels() {
+  using I = std::int32_t;
+  load_kernel(bucket_scatter_kernel<T, D, I>, "bucket_scatter_kernel");
+  load_kernel(bucket_items_kernel<I>, "bucket_items_kernel");
+  load_kernel(bucket_unpack_kernel<T, D, I>, "bucket_unpack_kernel");
+}
+
+#define NUFFTMP_BUCKET_INSTANTIATE(T, D, I)                          \
+  template void bucket_pass2<T, D, I>(const BucketRun<T, I>&); \
+  template void bucket_pass3<T, D, I>(const BucketRun<T, I>&);
+#define NUFFTMP_BUCKET_INSTANTIATE_TD(T, D)           \
+  NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int32_t)      \
+  NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int64_t)      \
+  template void load_bucket_kernels<T, D>();
+NUFFTMP_BUCKET_INSTANTIATE_TD(float, 1)
+NUFFTMP_BUCKET_INSTANTIATE_TD(float, 2)
+NUFFTMP_BUCKET_INSTANTIATE_TD(float, 3)
+NUFFTMP_BUCKET_INSTANTIATE_TD(double, 1)
+NUFFTMP_BUCKET_INSTANTIATE_TD(double, 2)
+NUFFTMP_BUCKET_INSTANTIATE_TD(double, 3)
+
+}  // namespace nufftmp::detail
