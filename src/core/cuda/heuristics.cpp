@@ -104,19 +104,19 @@ void env_bins(int dim, int* bs) {
 
 // Variants a (type, method, dim, precision) has, and the one it runs unless told otherwise
 // (the measured winners: PERFORMANCE.md).
-// The narrowest double 2D kernel that spreads by register rows: w 7 lost, w 13 won; the
-// boundary between is the device run's S21d-9 (w 10) of the same script.
-constexpr int kRowsMinWidth2D = 10;
-
 // Measured on the H200 (docs/performance.md section 11, scripts/device_execute.sh, commit
 // 1ffe231): the dealt gather beat the per-thread and lane-group ones on every 2D/3D type 2 case
 // (P2 2.33 ms against 3.39, S32d-12 15.2 against 23.8, S22d-12 0.94 against gm-sort's 1.85)
 // and lost in 1D (P8 1.96 against 1.36 for gm; Q8 0.96 against 0.86 for the thread gather).
-// Double type 1 in 2D: the register rows win at wide kernels (S21d-12, w 13: 2.40 ms against
-// the tile's 3.66) and lose at narrow ones (S21d-6, w 7: 1.59 against 1.44).
-KernelVariant default_variant(int type, Method m, int dim, std::size_t tsize, int w) {
+// Double type 1 in 2D: the 64-bit fixed-point tile (two native 32-bit shared atomics per value)
+// beat the double tile and the register rows at every width measured (commit 866ef7e, RUNSET=
+// refine: S21d-6, w 7, 0.878 ms against the tile's 1.433 and the rows' 1.585; S21d-12, w 13,
+// 1.894 against the rows' 2.367 and the tile's 3.605). In 3D the register rows stay (P5 2.71 ms
+// against the fixed tile's 5.31); 1D double keeps the double tile (not measured).
+KernelVariant default_variant(int type, Method m, int dim, std::size_t tsize, int /*w*/) {
   if (type == 1 && m == Method::Output) {
-    if (tsize == 8 && (dim == 3 || (dim == 2 && w >= kRowsMinWidth2D))) return KernelVariant::Rows;
+    if (tsize == 8 && dim == 3) return KernelVariant::Rows;
+    if (tsize == 8 && dim == 2) return KernelVariant::Fixed;
     return KernelVariant::Tile;
   }
   if (type == 2 && m == Method::SM) {

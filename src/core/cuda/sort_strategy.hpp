@@ -36,11 +36,14 @@ enum class ScatterKind { Gather, Direct, Packed, Bucket };
 enum class CountKind { Auto, Global, Block };
 
 // The default scatter for a dimension and precision: the one place to switch it after a
-// measurement (PERFORMANCE.md, "set_points").
+// measurement (PERFORMANCE.md, "set_points"). compare.sh on the H200 (commit 866ef7e, bucket
+// everywhere, against packed at 7e29a07; cuFINUFFT's setpts in both calls): bucket won in 2D
+// (P3 1.09 ms against 1.37, P4 1.13 against 1.40, S21d-6 0.44 against 0.57, S22d-6 0.41
+// against 0.54) and lost in 1D and 3D (P1 1.70 against 1.47, P2 1.72 against 1.47, P7 1.62
+// against 1.21, S31d-6 1.43 against 0.73) and on clustered points (Q1 1.21 against 0.70).
 inline ScatterKind default_scatter(int dim, std::size_t real_bytes) {
-  (void)dim;
   (void)real_bytes;
-  return ScatterKind::Bucket;
+  return dim == 2 ? ScatterKind::Bucket : ScatterKind::Packed;
 }
 
 inline const char* scatter_name(ScatterKind k) {

@@ -105,9 +105,14 @@ TEST(CudaHeuristics, KernelVariants) {
   sm1.method = Method::SM;  // 1D SM keeps the per-thread gathers
   EXPECT_EQ(choose<float>(2, {100000}, 1e-5, sm1).variant, KernelVariant::Thread);
   EXPECT_EQ(choose<double>(2, {100000}, 1e-9, sm1).variant, KernelVariant::Group);
-  // Double 2D type 1: register rows at wide kernels only.
-  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-12).variant, KernelVariant::Rows);  // w 13
-  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Tile);   // w 7
+  // Double 2D type 1: the 64-bit fixed-point tile at every width (rows and tile when named).
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-12).variant, KernelVariant::Fixed);  // w 13
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Fixed);   // w 7
+  EXPECT_EQ(choose<double>(1, {100000}, 1e-9, [] {
+              Options o;
+              o.method = Method::Output;
+              return o;
+            }()).variant, KernelVariant::Tile);  // 1D double: the double tile
 
   ::setenv("NUFFTMP_CUDA_VARIANT", "dealt,sweep", 1);
   const auto s1 = choose<double>(1, {1024, 1024}, 1e-6);  // w = 7: halo 4 per side
@@ -149,8 +154,8 @@ TEST(CudaHeuristics, KernelVariants) {
   EXPECT_EQ(choose<double>(1, {64, 64, 64}, 1e-9, cubes).variant, KernelVariant::Tile);
 }
 
-// The 64-bit fixed-point tile: a kernel of double output-driven spreading in 1D-3D, chosen only
-// when named (the double tile and the register rows stay the defaults until measured).
+// The 64-bit fixed-point tile: a kernel of double output-driven spreading in 1D-3D, the default
+// in 2D (measured), chosen when named in 1D and 3D.
 TEST(CudaHeuristics, FixedPointVariant) {
   ::setenv("NUFFTMP_CUDA_VARIANT", "fixed", 1);
   const auto d2 = choose<double>(1, {1024, 1024}, 1e-6);
@@ -173,7 +178,7 @@ TEST(CudaHeuristics, FixedPointVariant) {
   EXPECT_STREQ(variant_name(KernelVariant::Fixed), "fixed");
   EXPECT_FALSE(variant_fits(KernelVariant::Fixed, 2, Method::SM, 2, 8));
   EXPECT_FALSE(variant_fits(KernelVariant::Fixed, 1, Method::Output, 2, 4));
-  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Tile);  // default
+  EXPECT_EQ(choose<double>(1, {1024, 1024}, 1e-6).variant, KernelVariant::Fixed);  // default
 }
 
 template <typename T>

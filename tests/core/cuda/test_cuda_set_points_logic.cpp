@@ -56,6 +56,11 @@ TEST(SortStrategy, VariantsFromTheEnvironment) {
       EXPECT_EQ(scatter_from_env(nullptr, dim, bytes), default_scatter(dim, bytes));
       EXPECT_EQ(scatter_from_env("", dim, bytes), default_scatter(dim, bytes));
     }
+  // The measured defaults: bucket in 2D, packed in 1D and 3D (sort_strategy.hpp).
+  EXPECT_EQ(default_scatter(2, 4), ScatterKind::Bucket);
+  EXPECT_EQ(default_scatter(2, 8), ScatterKind::Bucket);
+  EXPECT_EQ(default_scatter(1, 4), ScatterKind::Packed);
+  EXPECT_EQ(default_scatter(3, 8), ScatterKind::Packed);
   EXPECT_EQ(scatter_from_env("gather", 3, 4), ScatterKind::Gather);
   EXPECT_EQ(scatter_from_env("direct", 2, 8), ScatterKind::Direct);
   EXPECT_EQ(scatter_from_env("packed", 1, 4), ScatterKind::Packed);
