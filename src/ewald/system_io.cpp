@@ -4,6 +4,7 @@
 
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
+#include "fileio/durable_replace.hpp"
 #include "nufftmp/errors.hpp"
 #include "nufftmp/ewald.hpp"
 #include "system_files.hpp"
@@ -73,10 +74,15 @@ void write_system(const dist::Context& ctx, const std::string& path, const Syste
   all.q = dist::gather_to_root(ctx, local.q.data(), n, root);
   dist::detail::agreed(ctx.comm(), [&] {
     if (ctx.rank() != root) return;
+    // Atomic and durable: the file goes to a temporary next to the target and replaces it on
+    // commit (a crash leaves the old file or the new one, whole; a directory or a device is
+    // refused by name).
+    fileio::DurableReplacement out(path);
     if (format_of(path) == Format::Xyz)
-      detail::write_xyz(path, all);
+      detail::write_xyz(out.temp_path(), all);
     else
-      detail::write_hdf5(path, all);
+      detail::write_hdf5(out.temp_path(), all);
+    out.commit();
   });
 }
 

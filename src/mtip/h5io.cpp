@@ -1,6 +1,6 @@
 // HDF5 results and single data sets through the serial C library (the input's layouts and
 // each rank's share of the images: data_layout.cpp). All writes go through one process, to a
-// temporary file renamed over the target on commit (detail::DurableReplacement: unique name,
+// temporary file renamed over the target on commit (fileio::DurableReplacement: unique name,
 // fsync before and after the rename), so a killed job or a crashed node never leaves a torn
 // file.
 #include "h5/h5_handle.hpp"
@@ -12,7 +12,7 @@
 
 #include "dist/agree.hpp"
 #include "dist/collectives.hpp"
-#include "durable_replace.hpp"
+#include "fileio/durable_replace.hpp"
 #include "nufftmp/mtip.hpp"
 
 namespace nufftmp::mtip {
@@ -100,7 +100,7 @@ std::string read_string_attribute(const std::string& path, const std::string& na
 
 struct H5Writer::Impl {
   explicit Impl(const std::string& path) : replacement(path), tmp(replacement.temp_path()) {}
-  detail::DurableReplacement replacement;  // removes the temporary file unless committed
+  fileio::DurableReplacement replacement;  // removes the temporary file unless committed
   std::string tmp;
   hid_t file = -1;
 };
@@ -108,7 +108,7 @@ struct H5Writer::Impl {
 namespace {
 // The replacement of an existing file only when the caller allows it.
 const std::string& allowed(const std::string& path, IfExists if_exists) {
-  if (if_exists == IfExists::Refuse && detail::resolve_replace_target(path).exists)
+  if (if_exists == IfExists::Refuse && fileio::resolve_replace_target(path).exists)
     io_fail("'" + path + "' exists: refusing to replace it");
   return path;
 }

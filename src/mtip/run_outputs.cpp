@@ -4,9 +4,14 @@
 #include <climits>
 #include <cstdlib>
 
-#include "durable_replace.hpp"
+#include "fileio/durable_replace.hpp"
 
 namespace nufftmp::mtip::detail {
+
+using fileio::probe_creatable;
+using fileio::ReplaceTarget;
+using fileio::resolve_replace_target;
+using fileio::same_file;
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -73,6 +74,51 @@ TEST(EwaldIo, XyzRoundTrip) { round_trip(".xyz"); }
 #ifdef NUFFTMP_TEST_HDF5
 TEST(EwaldIo, Hdf5RoundTrip) { round_trip(".h5"); }
 #endif
+
+// Writing is an atomic replacement: an existing file is replaced whole (no temporary left
+// next to it), and a target that is not a regular file is refused on every rank by name.
+TEST(EwaldIo, WriteReplacesAtomicallyAndRefusesDevices) {
+  dist::Context ctx(MPI_COMM_WORLD, cpu_context());
+  const System mine = make_crystal(Crystal::NaCl, 1, ctx.rank(), ctx.size());
+  const std::string path = temp_path("replace.xyz");
+  write_text(path, "old content, longer than nothing: it must not survive in part\n");
+  write_system(ctx, path, mine);
+  const System back = read_system(ctx, path);
+  EXPECT_EQ(gathered(back).size(), gathered(mine).size());
+  if (ctx.rank() == 0) {
+    const std::string dir = "/tmp";
+    const std::string base = path.substr(dir.size() + 1);
+    int leftovers = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().filename().string().rfind(base, 0) == 0 && e.path().string() != path)
+        ++leftovers;
+    EXPECT_EQ(leftovers, 0) << "a temporary file of the replacement was left in /tmp";
+    std::remove(path.c_str());
+  }
+  // A directory and (through a symbolic link) a character device, both with a known suffix.
+  const std::string dir = temp_path("dir.xyz"), dev = temp_path("dev.xyz");
+  if (ctx.rank() == 0) {
+    std::filesystem::create_directory(dir);
+    std::filesystem::create_symlink("/dev/null", dev);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const std::string& bad : {dir, dev}) {
+    try {
+      write_system(ctx, bad, mine);
+      ADD_FAILURE() << "no error writing to " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ctx.rank() == 0 ? ErrorCode::IoFailure : ErrorCode::RemoteFailure)
+          << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a nufftmp::Error for " << bad << ": " << e.what();
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ctx.rank() == 0) {
+    std::filesystem::remove(dir);
+    std::filesystem::remove(dev);
+  }
+}
 
 void expect_bad_file(const std::string& text, const std::string& message) {
   dist::Context ctx(MPI_COMM_WORLD, cpu_context());

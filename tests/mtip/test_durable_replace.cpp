@@ -1,4 +1,4 @@
-// Atomic durable file replacement (src/mtip/durable_replace.hpp) and H5Writer over it: unique
+// Atomic durable file replacement (src/fileio/durable_replace.hpp) and H5Writer over it: unique
 // temporary names, fsync of the file before the rename and of the directory after it (seen by
 // interposing fsync and rename: this executable's definitions take precedence over libc's for
 // the library's calls), symlinks written through, non-regular targets refused, nothing left
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "durable_replace.hpp"
+#include "fileio/durable_replace.hpp"
 #include "nufftmp/mtip.hpp"
 #include "output_lock.hpp"
 
@@ -57,7 +57,7 @@ extern "C" int rename(const char* from, const char* to) {
 
 namespace {
 
-using nufftmp::mtip::detail::DurableReplacement;
+using nufftmp::fileio::DurableReplacement;
 using nufftmp::mtip::detail::OutputLock;
 
 // A fresh directory per test, removed with what is in it.

@@ -13,7 +13,7 @@
 
 #include "nufftmp/errors.hpp"
 
-namespace nufftmp::mtip::detail {
+namespace nufftmp::fileio {
 
 namespace {
 
@@ -147,4 +147,4 @@ void DurableReplacement::commit() {
   fsync_path(target_.dir, O_RDONLY | O_DIRECTORY, "directory", true);
 }
 
-}  // namespace nufftmp::mtip::detail
+}  // namespace nufftmp::fileio

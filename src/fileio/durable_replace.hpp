@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace nufftmp::mtip::detail {
+namespace nufftmp::fileio {
 
 // The file a write to `path` replaces: symlinks followed to their end (which need not exist).
 struct ReplaceTarget {
@@ -48,4 +48,4 @@ class DurableReplacement {
   bool committed_ = false;
 };
 
-}  // namespace nufftmp::mtip::detail
+}  // namespace nufftmp::fileio
