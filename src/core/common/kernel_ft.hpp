@@ -41,6 +41,7 @@ class KernelFourierSeries {
   void evaluate(std::int64_t k0, std::int64_t k1, double* out) const;
   int degree() const { return degree_; }
   std::int64_t block_length() const { return len_; }
+  std::size_t bytes() const { return coef_.capacity() * sizeof(double); }
 
  private:
   std::int64_t count_ = 0, len_ = 1;

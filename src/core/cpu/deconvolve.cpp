@@ -51,16 +51,21 @@ AxisRuns axis_runs(std::int64_t N, std::int64_t nf, int modeord) {
 
 template <typename T>
 Deconvolver<T>::Deconvolver(const PlanConfig& cfg, std::int64_t row_, std::int64_t pad_,
-                            int nthreads)
+                            int nthreads, std::int64_t max_x_table)
     : dim(cfg.dim), N(cfg.N), nf(cfg.nf), row(row_), pad(pad_), modeord(cfg.opts.modeord) {
   const KernelFtQuadrature quad = kernel_ft_quadrature(cfg.kernel);
   xruns = axis_runs(N[0], nf[0], modeord);
   for (int d = 0; d < 3; ++d) {
     const std::int64_t nk = N[d] / 2 + 1;
-    inv[d].ensure(nk, "deconvolution factors");
+    inv[d].ensure(d == 0 && nk > max_x_table ? 1 : nk, "deconvolution factors");
     T* out = inv[d].data();
     if (d >= dim) {
       out[0] = T(1);
+      continue;
+    }
+    if (d == 0 && nk > max_x_table) {
+      out[0] = T(1);  // unused: move_modes evaluates xseries
+      xseries.emplace(quad, nf[0], nk);
       continue;
     }
     const KernelFourierSeries series(quad, nf[d], nk);
@@ -100,11 +105,34 @@ void Deconvolver<T>::move_modes(const std::complex<T>* from, std::complex<T>* to
     for_x_slices(xruns, part, parts,
                  [&](std::int64_t o, std::int64_t g, std::int64_t k, std::int64_t n, bool neg) {
                    const std::int64_t s0 = kToModes ? g : o, d0 = kToModes ? o : g;
-                   if (neg)
+                   if (xseries) {
+                     slice_from_series(src + s0, dst + d0, k, n, neg, fac);
+                   } else if (neg) {
                      for (std::int64_t i = 0; i < n; ++i) dst[d0 + i] = src[s0 + i] * (fac * ix[k - i]);
-                   else
+                   } else {
                      for (std::int64_t i = 0; i < n; ++i) dst[d0 + i] = src[s0 + i] * (fac * ix[k + i]);
+                   }
                  });
+  }
+}
+
+template <typename T>
+void Deconvolver<T>::slice_from_series(const std::complex<T>* src, std::complex<T>* dst,
+                                       std::int64_t k, std::int64_t n, bool neg, T fac) const {
+  // Chunks of ascending |k| (the series' order), each factor formed as the table's would be.
+  constexpr std::int64_t kChunk = 1024;
+  double phihat[kChunk];
+  for (std::int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const std::int64_t i1 = std::min(n, i0 + kChunk);
+    if (neg) {  // |k| = k - i for i0 <= i < i1: k - i1 + 1 .. k - i0
+      xseries->evaluate(k - i1 + 1, k - i0 + 1, phihat);
+      for (std::int64_t i = i0; i < i1; ++i)
+        dst[i] = src[i] * (fac * static_cast<T>(1.0 / phihat[i1 - 1 - i]));
+    } else {  // |k| = k + i
+      xseries->evaluate(k + i0, k + i1, phihat);
+      for (std::int64_t i = i0; i < i1; ++i)
+        dst[i] = src[i] * (fac * static_cast<T>(1.0 / phihat[i - i0]));
+    }
   }
 }
 

@@ -6,7 +6,9 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <optional>
 
+#include "common/kernel_ft.hpp"
 #include "common/plan_config.hpp"
 #include "cpu/host_array.hpp"
 
@@ -34,9 +36,16 @@ struct Deconvolver {
   // at the edge of the mode box; then cast). Half the length of a per-mode table, and no
   // per-mode index table: the runs are contiguous.
   std::array<HostArray<T>, 3> inv;
+  // An x-axis of more than max_x_table factors (1D plans of millions of modes) has no table:
+  // each execute evaluates its factors a slice at a time from this series (about 1 ns a mode,
+  // under 1% of such an execute), where the table cost the plan its page faults, the series
+  // and a division per mode (12 ms and 40 MB for 1e7 modes, most of the plan's time).
+  std::optional<KernelFourierSeries> xseries;
+  static constexpr std::int64_t kMaxXTable = std::int64_t(1) << 18;
 
   Deconvolver() = default;
-  Deconvolver(const PlanConfig& cfg, std::int64_t row, std::int64_t pad, int nthreads);
+  Deconvolver(const PlanConfig& cfg, std::int64_t row, std::int64_t pad, int nthreads,
+              std::int64_t max_x_table = kMaxXTable);
 
   // f (nvec mode arrays) from the transformed fine grids.
   void grid_to_modes(const std::complex<T>* grid, std::complex<T>* f, int nvec,
@@ -44,12 +53,18 @@ struct Deconvolver {
   // Fine grids (zeroed, ghosts included, then the deconvolved modes placed) from f.
   void modes_to_grid(const std::complex<T>* f, std::complex<T>* grid, int nvec,
                      int nthreads) const;
-  std::size_t bytes() const { return inv[0].bytes() + inv[1].bytes() + inv[2].bytes(); }
+  std::size_t bytes() const {
+    return inv[0].bytes() + inv[1].bytes() + inv[2].bytes() + (xseries ? xseries->bytes() : 0);
+  }
 
  private:
   // to = from's modes times the factors: grid -> f (kToModes) or f -> grid.
   template <bool kToModes>
   void move_modes(const std::complex<T>* from, std::complex<T>* to, int nvec, int nthreads) const;
+  // dst[i] = src[i] * fac / phihat(|k|) for i < n, |k| = k + i (or k - i when neg), from
+  // xseries.
+  void slice_from_series(const std::complex<T>* src, std::complex<T>* dst, std::int64_t k,
+                         std::int64_t n, bool neg, T fac) const;
 };
 
 }  // namespace nufftmp::detail::cpu
