@@ -8,7 +8,7 @@
 #include "nufftmp/errors.hpp"
 #include "run_single.hpp"
 #ifdef NUFFTMP_BENCH_HAVE_DIST
-#include "mpi_session.hpp"
+#include "dist/mpi_session.hpp"
 #include "run_distributed.hpp"
 #endif
 
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   // Under mpirun with several ranks, or when scaling is asked for, the distributed benchmark
   // runs; a single rank without --scaling is the plain single-device benchmark.
   try {
-    MpiSession mpi(&argc, &argv);
+    const nufftmp::dist::detail::MpiSession mpi("nufftmp-bench", &argc, &argv);
     if (mpi.size() > 1 || o.scaling != Scaling::None) {
       try {
         return run_distributed(o, argc, argv);

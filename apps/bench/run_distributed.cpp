@@ -16,8 +16,6 @@
 // plot_scaling.py compute it from a series).
 #include "run_distributed.hpp"
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +29,7 @@
 #include "bench_check.hpp"
 #include "bench_data.hpp"
 #include "device_memory.hpp"
+#include "dist/collectives.hpp"
 #include "nufftmp/dist.hpp"
 #include "placed_data.hpp"
 
@@ -56,18 +55,17 @@ struct JobResult {
   double rel_err = NAN;
 };
 
-std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& s) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  constexpr int kLen = 160;
-  char mine[kLen] = {0};
-  s.copy(mine, kLen - 1);
-  std::vector<char> all(rank == 0 ? size * kLen : 1);
-  MPI_Gather(mine, kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, 0, comm);
+// Every rank's string, in rank order, on rank 0 (empty elsewhere).
+std::vector<std::string> gather_strings(const dist::Context& ctx, const std::string& s) {
+  const std::int64_t len = static_cast<std::int64_t>(s.size());
+  const std::vector<std::int64_t> lens = dist::gather_to_root(ctx, &len, 1);
+  const std::vector<char> chars = dist::gather_to_root(ctx, s.data(), len);
   std::vector<std::string> out;
-  if (rank == 0)
-    for (int r = 0; r < size; ++r) out.emplace_back(&all[r * kLen]);
+  std::size_t at = 0;
+  for (const std::int64_t n : lens) {
+    out.emplace_back(chars.data() + at, static_cast<std::size_t>(n));
+    at += static_cast<std::size_t>(n);
+  }
   return out;
 }
 
@@ -94,7 +92,7 @@ JobResult run_job(const BenchOptions& o, dist::Context& ctx, std::int64_t M_loca
   RankTimes mine;
   mine.M_local = static_cast<double>(M_local);
 
-  MPI_Barrier(comm);
+  dist::detail::barrier(comm);
   auto t0 = Clock::now();
   plan.set_points(M_local, p.px, p.py, p.pz);
   mine.setpts_ms = ms_since(t0);
@@ -102,7 +100,7 @@ JobResult run_job(const BenchOptions& o, dist::Context& ctx, std::int64_t M_loca
   plan.execute(p.pc, p.pf);  // warm-up: FFT plans, first-touch pages, NCCL channels
   double best = INFINITY;
   for (int i = 0; i < std::max(o.n_runs, 1); ++i) {
-    MPI_Barrier(comm);
+    dist::detail::barrier(comm);
     t0 = Clock::now();
     plan.execute(p.pc, p.pf);
     RankTimes run = mine;
@@ -111,17 +109,17 @@ JobResult run_job(const BenchOptions& o, dist::Context& ctx, std::int64_t M_loca
     run.compute_ms = tm.compute_ms;
     run.comm_ms = tm.comm_ms;
     double slowest = run.exec_ms;
-    MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    dist::detail::allreduce_max(comm, &slowest, 1);
     if (slowest < best) {  // the same decision on every rank
       best = slowest;
       mine = run;
     }
   }
 
-  double row[5] = {mine.M_local, mine.setpts_ms, mine.exec_ms, mine.compute_ms, mine.comm_ms};
-  std::vector<double> rows(rank == 0 ? 5 * P : 1);
-  MPI_Gather(row, 5, MPI_DOUBLE, rows.data(), 5, MPI_DOUBLE, 0, comm);
-  r.bindings = gather_strings(comm, ctx.binding());
+  const double row[5] = {mine.M_local, mine.setpts_ms, mine.exec_ms, mine.compute_ms,
+                         mine.comm_ms};
+  const std::vector<double> rows = dist::gather_to_root(ctx, row, 5);
+  r.bindings = gather_strings(ctx, ctx.binding());
   if (rank == 0) {
     for (int q = 0; q < P; ++q) {
       const double* v = &rows[5 * q];
@@ -244,7 +242,7 @@ int run_typed(const BenchOptions& o) {
       dist::Context self(MPI_COMM_SELF, copts);
       t1 = run_job<T>(o, self, M_arg, false).exec_ms;
     }
-    MPI_Barrier(ctx.comm());
+    dist::detail::barrier(ctx.comm());
     if (rank == 0 && r.exec_ms > 0) efficiency = t1 / r.exec_ms;
   }
 

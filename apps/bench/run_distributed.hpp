@@ -1,6 +1,6 @@
 // The distributed benchmark: compiled into nufftmp-bench only when the distributed layer
-// (target nufftmp::dist) is built. main() has called MPI_Init (through MpiSession) before it
-// calls run_distributed, and calls MPI_Finalize after it returns.
+// (target nufftmp::dist) is built. main() has started MPI (dist's MpiSession) before it calls
+// run_distributed, and finalises it after it returns.
 #pragma once
 
 #include "bench_options.hpp"

@@ -4,7 +4,6 @@
 //   mpirun -np 2 nufftmp-ewald --crystal nacl --cells 4 --accuracy 1e-12
 //   nufftmp-ewald --random 1e6 --accuracy 1e-6 --steps 3 --json
 #include <getopt.h>
-#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +14,8 @@
 #include <vector>
 
 #include "common/flags.hpp"
+#include "dist/collectives.hpp"
+#include "dist/mpi_session.hpp"
 #include "nufftmp/ewald.hpp"
 
 using namespace nufftmp;
@@ -162,14 +163,15 @@ App parse(int argc, char** argv) {
 }
 
 // Per-component maximum over the ranks: the slowest rank bounds each part.
-Timings slowest(const Timings& t) {
+Timings slowest(const dist::Context& ctx, const Timings& t) {
   double v[6] = {t.real_ms, t.nufft_ms, t.modes_ms, t.comm_ms, t.transfer_ms, t.total_ms};
-  MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  dist::detail::allreduce_max(ctx.comm(), v, 6);
   return {v[0], v[1], v[2], v[3], v[4], v[5]};
 }
 
 // RMS differences over all ranks' ions: potentials (/ q_rms/d) and forces (/ q_rms^2/d^2).
-std::pair<double, double> rms_errors(const Result& r, const Result& ref) {
+std::pair<double, double> rms_errors(const dist::Context& ctx, const Result& r,
+                                     const Result& ref) {
   double s[2] = {0, 0};
   for (std::size_t i = 0; i < r.potential.size(); ++i) {
     s[0] += std::pow(r.potential[i] - ref.potential[i], 2);
@@ -177,7 +179,7 @@ std::pair<double, double> rms_errors(const Result& r, const Result& ref) {
       s[1] += std::pow(r.fx[i] - ref.fx[i], 2) + std::pow(r.fy[i] - ref.fy[i], 2) +
               std::pow(r.fz[i] - ref.fz[i], 2);
   }
-  MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  dist::detail::allreduce_sum(ctx.comm(), s, 2);
   const double N = double(r.n_total), q2 = r.sum_q2 / N, d = r.parameters.spacing;
   return {std::sqrt(s[0] / N) / (std::sqrt(q2) / d), std::sqrt(s[1] / N) / (q2 / (d * d))};
 }
@@ -198,7 +200,7 @@ int run(const App& a, int rank, int size) {
   double first_ms = 0;
   for (int s = 0; s < a.steps; ++s) {
     Result r = solver.compute(sys.size(), sys.x.data(), sys.y.data(), sys.z.data(), sys.q.data());
-    r.timings = slowest(r.timings);
+    r.timings = slowest(ctx, r.timings);
     if (s == 0) first_ms = r.timings.total_ms;
     if (s <= 1 || r.timings.total_ms < best.timings.total_ms) best = std::move(r);
   }
@@ -210,13 +212,13 @@ int run(const App& a, int rank, int size) {
     tight.modes = {0, 0, 0};
     Solver ref(ctx, sys.box, tight);
     const Result rr = ref.compute(sys.size(), sys.x.data(), sys.y.data(), sys.z.data(), sys.q.data());
-    std::tie(err_p, err_f) = rms_errors(best, rr);
+    std::tie(err_p, err_f) = rms_errors(ctx, best, rr);
   }
   const Parameters& p = best.parameters;
   const Timings& t = best.timings;
   // The largest rank's measured memory: type 1 plan, type 2 plan, the solver's buffers.
   double mem[3] = {best.memory_type1_plan, best.memory_type2_plan, best.memory_solver_peak};
-  MPI_Allreduce(MPI_IN_PLACE, mem, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  dist::detail::allreduce_max(ctx.comm(), mem, 3);
   const double madelung = a.crystal >= 0 ? madelung_constant(crystal, a.cells, best.energy) : 0;
   const double lit = a.crystal >= 0 ? crystal_info(crystal).madelung_literature : 0;
   const char* engine = ctx.backend() == Backend::Cuda
@@ -292,10 +294,8 @@ int run(const App& a, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const dist::detail::MpiSession mpi("nufftmp-ewald", &argc, &argv);
+  const int rank = mpi.rank(), size = mpi.size();
   int status = 0;
   try {
     const App a = parse(argc, argv);
@@ -309,6 +309,5 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "nufftmp-ewald: %s: %s\n", error_code_name(e.code()), e.what());
     status = 1;
   }
-  MPI_Finalize();
   return status;
 }

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "common/flags.hpp"
+#include "dist/mpi_session.hpp"
+#include "dist/node_rank.hpp"
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -249,27 +251,18 @@ ReconstructOptions parse_options(int argc, char** argv, bool& help) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const dist::detail::MpiSession mpi("nufftmp-mtip", &argc, &argv);
+  const int rank = mpi.rank();
   ReconstructOptions ro;
   const auto parse = [&](bool& help) { return parse_options(argc, argv, help); };
   const int status = apps::parse_command_line("nufftmp-mtip", rank == 0, parse, usage, ro);
-  if (status >= 0) {
-    MPI_Finalize();
-    return status;
-  }
+  if (status >= 0) return status;
   int rc = 0;
   try {
     // One GPU per rank of a node, round robin (several ranks may share one).
-    if (ro.nufft.backend != Backend::Cpu && cuda_available()) {
-      MPI_Comm node;
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-      int local = 0;
-      MPI_Comm_rank(node, &local);
-      MPI_Comm_free(&node);
-      ro.nufft.gpu_device = local % cuda_device_count();
-    }
+    if (ro.nufft.backend != Backend::Cpu && cuda_available())
+      ro.nufft.gpu_device = dist::detail::round_robin_device(
+          dist::detail::node_rank(MPI_COMM_WORLD), cuda_device_count());
     const auto reports = reconstruct(MPI_COMM_WORLD, ro);
     if (rank == 0 && !reports.empty()) {
       const auto& g = reports.back();
@@ -299,6 +292,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nufftmp-mtip (rank %d): error: %s\n", rank, e.what());
     rc = 1;
   }
-  MPI_Finalize();
   return rc;
 }

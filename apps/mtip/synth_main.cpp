@@ -9,6 +9,8 @@
 #include <string>
 
 #include "common/flags.hpp"
+#include "dist/collectives.hpp"
+#include "dist/mpi_session.hpp"
 #include "nufftmp/mtip.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -177,16 +179,12 @@ SynthOptions parse_options(int argc, char** argv, bool& help) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const dist::detail::MpiSession mpi("nufftmp-synth", &argc, &argv);
+  const int rank = mpi.rank();
   SynthOptions so;
   const auto parse = [&](bool& help) { return parse_options(argc, argv, help); };
   const int status = apps::parse_command_line("nufftmp-synth", rank == 0, parse, usage, so);
-  if (status >= 0) {
-    MPI_Finalize();
-    return status;
-  }
+  if (status >= 0) return status;
   const std::string& output = so.output;
   const std::string& pdb = so.pdb;
   const std::string& shape = so.shape;
@@ -334,7 +332,8 @@ int main(int argc, char** argv) {
       rc = 1;
     }
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return rc;
+  // Rank 0's status on every rank (the others only waited for it).
+  std::int64_t status0 = rc;
+  dist::detail::bcast(MPI_COMM_WORLD, &status0, 1, 0);
+  return static_cast<int>(status0);
 }

@@ -181,7 +181,7 @@ LocalPoints<T> scatter_points(const Context& ctx, int dim, std::int64_t M_total,
 
 // Gathers every rank's n_local values to root in rank order (64-bit-safe counts). Returns the
 // whole array on root, an empty vector elsewhere. Host memory. Instantiated for float, double,
-// std::complex<float>, std::complex<double>, int and std::int64_t.
+// std::complex<float>, std::complex<double>, int, std::int64_t and char.
 template <typename V>
 std::vector<V> gather_to_root(const Context& ctx, const V* local, std::int64_t n_local,
                               int root = 0);

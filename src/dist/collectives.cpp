@@ -22,10 +22,10 @@ int comm_size(MPI_Comm comm) {
 
 namespace {
 template <typename V>
-void allreduce_sum_of(MPI_Comm comm, V* v, std::int64_t n, std::int64_t max_piece,
-                      MPI_Datatype type) {
+void allreduce_of(MPI_Comm comm, V* v, std::int64_t n, std::int64_t max_piece,
+                  MPI_Datatype type, MPI_Op op) {
   for_each_piece(n, max_piece, [&](std::int64_t off, int count) {
-    NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v + off, count, type, MPI_SUM, comm));
+    NUFFTMP_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v + off, count, type, op, comm));
   });
 }
 template <typename V>
@@ -38,12 +38,18 @@ void bcast_of(MPI_Comm comm, V* v, std::int64_t n, int root, std::int64_t max_pi
 }  // namespace
 
 void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece) {
-  allreduce_sum_of(comm, v, n, max_piece, MPI_DOUBLE);
+  allreduce_of(comm, v, n, max_piece, MPI_DOUBLE, MPI_SUM);
 }
 
 void allreduce_sum(MPI_Comm comm, std::int64_t* v, std::int64_t n, std::int64_t max_piece) {
-  allreduce_sum_of(comm, v, n, max_piece, MPI_INT64_T);
+  allreduce_of(comm, v, n, max_piece, MPI_INT64_T, MPI_SUM);
 }
+
+void allreduce_max(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece) {
+  allreduce_of(comm, v, n, max_piece, MPI_DOUBLE, MPI_MAX);
+}
+
+void barrier(MPI_Comm comm) { NUFFTMP_MPI_CHECK(MPI_Barrier(comm)); }
 
 bool all_true(MPI_Comm comm, bool mine) {
   int v = mine ? 1 : 0;

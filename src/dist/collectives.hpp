@@ -31,6 +31,11 @@ constexpr std::int64_t kMaxPiece = kMaxMpiCount;
 void allreduce_sum(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece = kMaxPiece);
 void allreduce_sum(MPI_Comm comm, std::int64_t* v, std::int64_t n,
                    std::int64_t max_piece = kMaxPiece);
+// In-place maximum over the ranks of n doubles (the slowest rank's times, the largest
+// rank's memory).
+void allreduce_max(MPI_Comm comm, double* v, std::int64_t n, std::int64_t max_piece = kMaxPiece);
+// Every rank waits for every other (lines up the start of a timed section).
+void barrier(MPI_Comm comm);
 // True when `mine` is true on every rank.
 bool all_true(MPI_Comm comm, bool mine);
 // The lowest `value` of all ranks and the lowest rank holding it (MPI_MINLOC).

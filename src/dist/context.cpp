@@ -8,6 +8,7 @@
 #include "agree.hpp"
 #include "context_impl.hpp"
 #include "mpi_check.hpp"
+#include "node_rank.hpp"
 
 namespace nufftmp::dist {
 
@@ -83,9 +84,7 @@ Context::Context(MPI_Comm user_comm, const ContextOptions& opts)
   NUFFTMP_MPI_CHECK(MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN));
   NUFFTMP_MPI_CHECK(MPI_Comm_rank(s.comm, &s.rank));
   NUFFTMP_MPI_CHECK(MPI_Comm_size(s.comm, &s.size));
-  NUFFTMP_MPI_CHECK(
-      MPI_Comm_split_type(s.comm, MPI_COMM_TYPE_SHARED, s.rank, MPI_INFO_NULL, &s.local_comm));
-  NUFFTMP_MPI_CHECK(MPI_Comm_set_errhandler(s.local_comm, MPI_ERRORS_RETURN));
+  s.local_comm = detail::split_node(s.comm);
   NUFFTMP_MPI_CHECK(MPI_Comm_rank(s.local_comm, &s.local_rank));
   NUFFTMP_MPI_CHECK(MPI_Comm_size(s.local_comm, &s.local_size));
   char host[MPI_MAX_PROCESSOR_NAME] = {0};
@@ -121,7 +120,7 @@ Context::Context(MPI_Comm user_comm, const ContextOptions& opts)
                   "dist::Context: device = " + std::to_string(opts.device) + " but rank " +
                       std::to_string(s.rank) + " sees only " + std::to_string(ndev) + " devices");
     // Round-robin over the node's visible GPUs unless the caller chose.
-    s.device = opts.device >= 0 ? opts.device : s.local_rank % ndev;
+    s.device = opts.device >= 0 ? opts.device : detail::round_robin_device(s.local_rank, ndev);
     detail::set_device(s.device);
     uuid = detail::device_uuid(s.device);
     s.stream = std::make_unique<detail::Stream>(s.device);

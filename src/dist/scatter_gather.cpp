@@ -168,6 +168,7 @@ NUFFTMP_GATHER(std::complex<float>)
 NUFFTMP_GATHER(std::complex<double>)
 NUFFTMP_GATHER(std::int64_t)
 NUFFTMP_GATHER(int)
+NUFFTMP_GATHER(char)
 #undef NUFFTMP_GATHER
 
 }  // namespace nufftmp::dist

@@ -1,7 +1,8 @@
 // The collectives on plain arrays that the layers above use (src/dist/collectives.hpp): sums,
-// the engine agreement, the minimum with its rank, broadcasts of volumes and all-gathers of
-// unequal parts (one empty), each with a tiny piece size too (the chunked paths of arrays past
-// 2^31 elements); and, on a machine with GPUs, the forms over a Context on device memory.
+// maxima, the barrier, the engine agreement, the minimum with its rank, broadcasts of volumes
+// and all-gathers of unequal parts (one empty), each with a tiny piece size too (the chunked
+// paths of arrays past 2^31 elements); and, on a machine with GPUs, the forms over a Context
+// on device memory.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -38,6 +39,15 @@ TEST_P(Collectives, SumsMinimaBroadcastsAndGathers) {
   EXPECT_EQ(count, static_cast<std::int64_t>(P) * (P + 1) / 2);
   ddet::bcast(MPI_COMM_WORLD, &where, 1, 0, piece);
   EXPECT_EQ(where, 42);
+
+  // The maximum of each entry, from a different rank for each (entry i peaks on rank i % P);
+  // then every rank passes the barrier.
+  std::vector<double> hi(13);
+  for (std::size_t i = 0; i < hi.size(); ++i)
+    hi[i] = static_cast<int>(i) % P == me ? 1000.0 + static_cast<double>(i) : -1.0 * me;
+  ddet::allreduce_max(MPI_COMM_WORLD, hi.data(), static_cast<std::int64_t>(hi.size()), piece);
+  for (std::size_t i = 0; i < hi.size(); ++i) EXPECT_EQ(hi[i], 1000.0 + static_cast<double>(i));
+  ddet::barrier(MPI_COMM_WORLD);
 
   EXPECT_TRUE(ddet::all_true(MPI_COMM_WORLD, true));
   EXPECT_FALSE(ddet::all_true(MPI_COMM_WORLD, me != P - 1));  // false on the last rank
