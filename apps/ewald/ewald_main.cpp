@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "common/flags.hpp"
+#include "fileio/durable_replace.hpp"
 #include "dist/collectives.hpp"
 #include "dist/mpi_session.hpp"
 #include "nufftmp/ewald.hpp"
@@ -155,8 +155,7 @@ App parse(int argc, char** argv) {
                      std::to_string(systems) + ")");
   if (a.random % 2 != 0) throw UsageError("--random must be even (half +1, half -1)");
   if (a.check_madelung > 0 && a.crystal < 0) throw UsageError("--check-madelung needs --crystal");
-  std::error_code ec;  // through any path, symlink or hard link
-  if (!a.write.empty() && !a.input.empty() && std::filesystem::equivalent(a.input, a.write, ec))
+  if (!a.write.empty() && !a.input.empty() && fileio::same_file(a.input, a.write))
     throw UsageError("--write '" + a.write + "' is the input '" + a.input +
                      "' (the same file): refusing to overwrite the input");
   return a;
