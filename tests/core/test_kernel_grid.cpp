@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "common/grid.hpp"
 #include "common/kernel.hpp"
@@ -87,6 +88,33 @@ TEST(FineGrid, NextSmoothEvenIsTheSmallest) {
     ASSERT_TRUE(smooth(m)) << n;
     for (std::int64_t k = std::max<std::int64_t>(n, 2); k < m; ++k)
       ASSERT_FALSE(k % 2 == 0 && smooth(k)) << "n " << n << ": " << k << " < " << m;
+  }
+}
+
+// Large sizes (1D plans of millions of modes) against the plain search, at random points and
+// right at and next to smooth numbers.
+TEST(FineGrid, NextSmoothMatchesTheSearchAtLargeSizes) {
+  auto search = [](std::int64_t n, bool even, bool with7) {
+    for (std::int64_t k = std::max<std::int64_t>(n, even ? 2 : 1);; ++k) {
+      if (even && k % 2) continue;
+      std::int64_t m = k;
+      for (std::int64_t p : {2, 3, 5, 7}) {
+        if (p == 7 && !with7) break;
+        while (m % p == 0) m /= p;
+      }
+      if (m == 1) return k;
+    }
+  };
+  std::uint64_t s = 12345;
+  std::vector<std::int64_t> ns = {20000000, 20000001, 19999999, 13107200, 13107201,
+                                  12500000, 2 * 3 * 5 * 7 * 11 * 13 * 17, 1 << 24, (1 << 24) + 1};
+  for (int i = 0; i < 40; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    ns.push_back(static_cast<std::int64_t>(s >> 40) + 1000000);  // 1e6 .. 1.8e7
+  }
+  for (std::int64_t n : ns) {
+    EXPECT_EQ(next_smooth_even(n), search(n, true, false)) << n;
+    EXPECT_EQ(next_fft_friendly(n), search(n, false, true)) << n;
   }
 }
 
