@@ -168,6 +168,12 @@ void default_bins(Method m, KernelVariant v, int type, int dim, int w, int* bs) 
   }
   if (dim == 1) bs[0] = 1024;
   if (dim == 2) bs[0] = bs[1] = 32;
+  // The 64-bit fixed-point tile (2D double type 1) spreads faster into 16^2 bins: H200, commit
+  // 95c2bc1, NUFFTMP_CUDA_BINSIZE sweep, execute ms: S21d-6 (w 7) 16^2 0.789, 32^2 0.882, 64x32
+  // 0.970, 32x64 0.992, 64^2 1.288; S21d-12 (w 13) 16^2 1.770, 32^2 1.885, 64x32 2.365 (its
+  // tile is 16 B a cell: smaller tiles let more blocks share an SM). set_points of the 4x more
+  // bins: 0.52 -> 0.56 ms (S21d-6).
+  if (dim == 2 && v == KernelVariant::Fixed) bs[0] = bs[1] = 16;
   if (dim == 2 && v == KernelVariant::Rows) {  // a thread per tile row: 256 rows, 4 + halo wide
     bs[0] = kRowsBinX;
     bs[1] = 256 - 2 * ((w + 1) / 2);

@@ -168,8 +168,8 @@ TEST(CudaHeuristics, FixedPointVariant) {
   const auto f2 = choose<float>(1, {1024, 1024}, 1e-5);  // float: its own fixed point (tile)
   ::unsetenv("NUFFTMP_CUDA_VARIANT");
   EXPECT_EQ(d2.variant, KernelVariant::Fixed);
-  EXPECT_EQ(d2.bins.size[0], 32);
-  EXPECT_EQ(d2.bins.size[1], 32);
+  EXPECT_EQ(d2.bins.size[0], 16);  // measured: 16^2 beat 32^2 and larger (heuristics.cpp)
+  EXPECT_EQ(d2.bins.size[1], 16);
   EXPECT_EQ(d1.variant, KernelVariant::Fixed);
   EXPECT_EQ(d3.variant, KernelVariant::Fixed);
   EXPECT_EQ(d3.bins.size[0], 8);  // the tile's cubes, not the register rows' 4-wide bins
