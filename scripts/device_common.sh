@@ -19,7 +19,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 #   left              seconds of the budget that remain
 #   step LINE...      the line to stdout and the summary
 #   device_build      the single-GPU library (MPI and HDF5 off), the bench and every test
-#   device_gpu_tests LIMIT   ctest -L gpu within LIMIT seconds
+#   device_gpu_tests LIMIT [REGEX]   ctest -L gpu [-R REGEX] within LIMIT seconds
 device_session() {
   LIMIT_S=${LIMIT_S:-$1}
   T_START=$SECONDS
@@ -40,8 +40,9 @@ device_build() {
   grep -E "error|FAILED" "$OUT/build.log" | head -10
 }
 device_gpu_tests() {
-  local t0=$SECONDS lim=$1
-  (cd "$BUILD" && timeout "$lim" ctest -L gpu --output-on-failure -j 2) > "$OUT/ctest.log" 2>&1
+  local t0=$SECONDS lim=$1 regex=${2:-}
+  (cd "$BUILD" && timeout "$lim" ctest -L gpu ${regex:+-R "$regex"} --output-on-failure -j 2) \
+    > "$OUT/ctest.log" 2>&1
   step "gpu tests rc=$? in $((SECONDS - t0)) s (limit $lim s)"
   grep -E "Test +#|tests passed|tests failed" "$OUT/ctest.log" | tee -a "$summary"
 }

@@ -11,14 +11,21 @@
 #             default before it), both with block counting (NUFFTMP_CUDA_SCATTER,
 #             NUFFTMP_CUDA_COUNT), execute timed too; then 64-bit indices (P1) and the pool
 #             giving memory back at every synchronisation (NUFFTMP_CUDA_POOL_RETAIN=0; P1).
-#             NUFFTMP_AB_VARIANTS="bucket-block packed-block ..." (SCATTER-COUNT words) changes
-#             the set; about 2 s per run
+#             NUFFTMP_AB_VARIANTS="bucket-block packed-block ..." changes the set: words
+#             SCATTER-COUNT[-P2[-P3]], P2/P3 the bucket scatter's pass kernels
+#             (NUFFTMP_CUDA_BUCKET_P2 = chunk|tile|tile2k, NUFFTMP_CUDA_BUCKET_P3 =
+#             piece2k|piece4k), e.g. bucket-block-tile-piece4k; NUFFTMP_AB_FLAGS adds bench
+#             flags to every a/b run (default: --check --check_samples 16, so the err column
+#             checks each variant against the direct sum); about 2-3 s per run
 #   jit       cuFFT's first plan of a shape with a cold and a warm driver JIT cache (P1 with a
 #             fresh CUDA_CACHE_PATH twice, then CUDA_CACHE_DISABLE=1): what the cache keeps
 #   compare   bash .anchors/compare.sh <bench> .anchors/cuperftest public, cluster, sweep
 # Steps run in that order; each checks the time left (LIMIT_S, default 540 s from the start) and
-# is cut short or skipped rather than overrun: typically build ~55 s, tests ~30, sanitizers ~40,
-# stages ~10, a/b ~45, jit ~5, then compare the rest (~240 s: public, cluster, sweep).
+# is cut short or skipped rather than overrun (a/b keeps 265 s for jit and compare only when
+# those were asked for); NUFFTMP_TEST_REGEX limits the test step (ctest -R). Typically build
+# ~55 s, tests ~30, sanitizers ~40-60, stages ~10, a/b ~45 (the default two variants), jit ~5,
+# then compare the rest (~240 s: public, cluster, sweep). NUFFTMP_AB_CASES changes a/b's
+# cases (default P1 P2 P3 P4 P7 S31f-6 S32f-6 S31d-12 Q1).
 # compare needs .anchors/ (carried: see ../shared/anchors/README.md). The device gets no .git:
 # pass the commit.
 #   NUFFTMP_COMMIT=<sha> bash scripts/device_setpts.sh [build] [test] [sanitize] [stages] [ab]
@@ -35,18 +42,19 @@ want build && device_build
 
 if want test; then
   lim=$(( $(left) - 380 )); [ "$lim" -gt 120 ] && lim=120; [ "$lim" -lt 60 ] && lim=60
-  device_gpu_tests "$lim"
+  device_gpu_tests "$lim" "${NUFFTMP_TEST_REGEX:-}"
 fi
 
 if want sanitize; then
   t0=$SECONDS
   T="$BUILD/tests/core/cuda/test_cuda_set_points"
   # The sort's kernels under memcheck: block counting with the bucket scatter (32- and 64-bit,
-  # also with several bins per bucket and split buckets) and the packed one, global counting
+  # also with several bins per bucket and split buckets, and every pass-2/pass-3 variant:
+  # bucket_block* holds them) and the packed one, global counting
   # with the packed scatter, and the no-allocation promise of the default (gather and direct
   # passed memcheck at c189c19 and are unchanged).
-  { timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
-      --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/bucket_block*:Sort/CudaSetPoints.BadPointThenGoodPoints/packed_block*:Sort/CudaSetPoints.ClusteredAfterUniform/packed_global:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default'
+  { timeout 180 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/bucket_block*:Sort/CudaSetPoints.BadPointThenGoodPoints/packed_block*:Sort/CudaSetPoints.ClusteredAfterUniform/packed_global:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/bucket_block_tile_split3_tiles16'
     echo "memcheck set_points rc=$?"
     timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
       --type 1 --N1 300 --N2 200 --M 2e5 --n_runs 2 --plan_runs 2 --check --json
@@ -56,8 +64,8 @@ if want sanitize; then
     echo "memcheck bench 1D type 2 rc=$?"
     # The shared histogram of the block counting and the bucket scatter's shared-memory sorts
     # (atomics, scans, barriers) under racecheck.
-    timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
-      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/packed_block:Sort/CudaSetPoints.ClusteredAfterUniform/default:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_split7'
+    timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/packed_block:Sort/CudaSetPoints.ClusteredAfterUniform/default:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_split7:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_tile_split3_tiles16:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_tile2k_piece4k:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_piece4k_split7'
     echo "racecheck set_points rc=$?"; } > "$OUT/sanitizer.log" 2>&1
   grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log" | tee -a "$summary"
   step "sanitizers in $((SECONDS - t0)) s"
@@ -66,13 +74,14 @@ fi
 # The cases: compare.sh's definitions (device_cases.sh).
 # shellcheck source-path=SCRIPTDIR source=device_cases.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_cases.sh"
-# run_stage LABEL CASE DIST [ENV=VALUE...]: one bench run with stage timings into stages.txt.
+# run_stage LABEL CASE DIST [ENV=VALUE...]: one bench run with stage timings into stages.txt
+# ($STAGE_FLAGS: more bench flags).
 run_stage() {
   local label=$1 case=$2 dist=$3; shift 3
   local out
-  # shellcheck disable=SC2046  # the case's flags are words
+  # shellcheck disable=SC2046,SC2086  # the case's flags and STAGE_FLAGS are words
   out=$(env NUFFTMP_CUDA_STAGES=1 "$@" timeout 40 "$B" --backend cuda --dist "$dist" \
-          --n_runs 3 --plan_runs 3 --json $(case_flags "$case") 2>&1)
+          --n_runs 3 --plan_runs 3 --json $(case_flags "$case") ${STAGE_FLAGS:-} 2>&1)
   { echo "#case $label"; echo "$out" | grep -E "^nufftmp stages|^nufftmp-bench"
     echo "#json $(echo "$out" | grep '^{' | tail -1)"; } >> "$OUT/stages.txt"
 }
@@ -93,19 +102,26 @@ if want ab; then
   t0=$SECONDS
   # Label CASE/SCATTER-COUNT (the default row of each case is in "stages"); Q1 = P1 clustered.
   ab=()
-  for c in P1 P2 P3 P4 P7 S31f-6 S32f-6 S31d-12 Q1; do
+  for c in ${NUFFTMP_AB_CASES:-P1 P2 P3 P4 P7 S31f-6 S32f-6 S31d-12 Q1}; do
     case_=$c; dist=uniform; [ "$c" = Q1 ] && { case_=P1; dist=cluster; }
     for v in ${NUFFTMP_AB_VARIANTS:-bucket-block packed-block}; do
-      ab+=("$c/$v $case_ $dist NUFFTMP_CUDA_SCATTER=${v%-*} NUFFTMP_CUDA_COUNT=${v#*-}")
+      IFS=- read -r sc co p2 p3 <<< "$v"
+      e="NUFFTMP_CUDA_SCATTER=$sc NUFFTMP_CUDA_COUNT=$co"
+      [ -n "$p2" ] && e+=" NUFFTMP_CUDA_BUCKET_P2=$p2"
+      [ -n "$p3" ] && e+=" NUFFTMP_CUDA_BUCKET_P3=$p3"
+      ab+=("$c/$v $case_ $dist $e")
     done
   done
+  reserve=15; want jit || want compare && reserve=265
+  export STAGE_FLAGS=${NUFFTMP_AB_FLAGS---check --check_samples 16}
   ab+=("P1/index64 P1 uniform NUFFTMP_CUDA_INDEX64=1"
        "P1/retain0 P1 uniform NUFFTMP_CUDA_POOL_RETAIN=0")
   for v in "${ab[@]}"; do
-    [ "$(left)" -lt 265 ] && { step "a/b: out of time before ${v%% *}"; break; }
+    [ "$(left)" -lt "$reserve" ] && { step "a/b: out of time before ${v%% *}"; break; }
     # shellcheck disable=SC2086
     run_stage $v
   done
+  unset STAGE_FLAGS
   step "a/b in $((SECONDS - t0)) s"
 fi
 

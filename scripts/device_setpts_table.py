@@ -131,7 +131,7 @@ if ab:
     print("\n== a/b: set_points on a fresh plan by scatter, GPU ms (co count or locate, sc scan,")
     print("   sx scatter = pass 2, up unpack = pass 3 (items + bins for bucket) or gather, sp")
     print("   subproblems); exec = the bench's execute (must not get slower), err its check")
-    print(f"{'case':<8} {'variant':<14} {'setpts':>6} {'co':>5} {'sc':>5} {'sx':>5} {'up':>5} "
+    print(f"{'case':<8} {'variant':<26} {'setpts':>6} {'co':>5} {'sc':>5} {'sx':>5} {'up':>5} "
           f"{'sp':>5} {'exec':>6} {'err':>8}")
     for n, vs in ab.items():
         for v, (fresh, j) in vs.items():
@@ -143,7 +143,7 @@ if ab:
             tot = f"{fresh['gpu']:>6.3f}" if fresh else f"{'-':>6}"
             ex = j.get("exec_ms")
             err = j.get("rel_err")
-            print(f"{n:<8} {v:<14} {tot} {cell('co')} {cell('sc')} {cell('sx')} {cell('up')} "
+            print(f"{n:<8} {v:<26} {tot} {cell('co')} {cell('sc')} {cell('sx')} {cell('up')} "
                   f"{cell('sp')} {(f'{ex:.3f}' if isinstance(ex, float) else '-'):>6} "
                   f"{(f'{err:.1e}' if isinstance(err, float) else '-'):>8}")
 

@@ -519,9 +519,12 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
     scan_max = std::max(scan_max, cp.table_capacity);
   }
   const std::int64_t items = bucket ? bucket_item_capacity(M, geo) : 0;
+  // The bucket table's entries (the tile variants' cursor follows them in the same buffer).
+  const std::int64_t entries =
+      bucket ? block_count_table_capacity(M, geo.buckets, cp.resident) : 0;
   if (bucket) {
-    const std::int64_t entries = block_count_table_capacity(M, geo.buckets, cp.resident);
-    sc.btable.reserve(entries * sizeof(I), dev, st, "per-block bucket counts");
+    sc.btable.reserve(bucket_table_entries(entries, req.bucket_kernels.pass2) * sizeof(I), dev,
+                      st, "per-block bucket counts");
     sc.items.reserve(items * sizeof(BucketItem), dev, st, "bucket work items");
     scan_max = std::max(scan_max, entries);
   }
@@ -540,6 +543,8 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   I* const rank = reinterpret_cast<I*>(sc.rank.get());
   I* const table = reinterpret_cast<I*>(sc.table.get());
   I* const btable = bucket ? reinterpret_cast<I*>(sc.btable.get()) : nullptr;
+  I* const cursor =
+      bucket && req.bucket_kernels.pass2 != BucketPass2::Chunk ? btable + entries : nullptr;
   I* const perm = perm_of<I>(out);
   unsigned long long* const status = sc.status.get();
   tm.mark("alloc");
@@ -583,9 +588,9 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   const PointArrays<T> pa = arrays_of(out);
   if (M > 0 && bucket) {
     BucketRun<T, I> br{coords, M, req.grid, req.bins, req.w, cp.shift, cp.blocks, geo, table,
-                       btable, reinterpret_cast<unsigned*>(sc.records.get()),
+                       btable, cursor, reinterpret_cast<unsigned*>(sc.records.get()),
                        reinterpret_cast<BucketItem*>(sc.items.get()), items, perm, pa, status,
-                       dev, st};
+                       dev, st, req.bucket_kernels, req.bucket.tile_points};
     bucket_pass2<T, D, I>(br);
     tm.mark("scatter");
     bucket_pass3<T, D, I>(br);
@@ -685,7 +690,7 @@ void load_dim(const PointPrepRequest& req) {
       load(unpack_kernel<T, D, I>);
       break;
     case ScatterKind::Bucket:  // and packed, which runs where the counting is global
-      load_bucket_kernels<T, D>();
+      load_bucket_kernels<T, D>(req.bucket_kernels);
       load(scatter_packed_kernel<T, D, I>);
       load(unpack_kernel<T, D, I>);
       break;

@@ -97,6 +97,7 @@ struct PointPrepRequest {
   ScatterKind scatter = ScatterKind::Packed;
   CountKind count = CountKind::Auto;
   BucketKnob bucket{};  // NUFFTMP_CUDA_BUCKET (tests): the bucket scatter's geometry
+  BucketKernels bucket_kernels{};  // NUFFTMP_CUDA_BUCKET_P2 / _P3: its passes' variants
   StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
 };
 

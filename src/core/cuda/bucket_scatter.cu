@@ -2,7 +2,9 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <string>
 
 #include "cuda/bucket_scatter.cuh"
 #include "cuda/cuda_check.hpp"
@@ -14,20 +16,21 @@ namespace {
 
 using namespace sort_device;  // NOLINT: the sort's shared device helpers (sort_points.cuh)
 
-// Pass 2: threads per block and points per thread of a tile (one block per counting chunk, so
-// about one block per SM: the tile is large and the loads of a tile are all in flight at once;
-// 512 threads leave 128 registers for them, 1024 spilled). The tile's bucket counts are
-// scanned one entry per thread: kMaxBuckets <= threads.
+// Pass 2: threads per block, and points per thread of a tile: 8 (tiles of 4096; chunk, tile)
+// or 4 (tiles of 2048; tile2k). The chunk variant runs one block per counting chunk, about one
+// per SM: the tile is large and its loads are all in flight at once (512 threads leave 128
+// registers for them, 1024 spilled). The tile variants run one block per tile and ask for two
+// resident blocks per SM (<= 64 registers). The tile's bucket counts are scanned one entry per
+// thread: kMaxBuckets <= threads.
 constexpr int kP2Threads = 512;
-constexpr int kP2PerThread = 8;
-constexpr int kTile = kP2Threads * kP2PerThread;
+constexpr int kP2TileMax = kP2Threads * 8;
 static_assert(kMaxBuckets <= kP2Threads, "one scan entry per thread");
-// Pass 3: the same for a piece of an item (several blocks per SM).
-constexpr int kP3Threads = 512;
+// Pass 3: points per thread of a piece of an item; threads 512 (piece2k, several blocks per
+// SM) or 1024 (piece4k, one block per SM, <= 64 registers).
 constexpr int kP3PerThread = 4;
-constexpr int kPiece = kP3Threads * kP3PerThread;
-static_assert(kMaxBinsPerBucket <= kP3Threads, "one scan entry per thread");
-static_assert(kTile <= 65536 && kMaxBuckets <= 65536 && kMaxBinsPerBucket <= 65536,
+static_assert(kMaxBinsPerBucket <= 512, "one scan entry per thread");
+static_assert(kP2TileMax <= 65536 && 1024 * kP3PerThread <= 65536 && kMaxBuckets <= 65536 &&
+                  kMaxBinsPerBucket <= 65536,
               "16-bit staged keys");
 
 // Rank of this lane's key among the keys counted so far in cnt (shared memory): the lanes of a
@@ -46,26 +49,34 @@ __device__ __forceinline__ unsigned warp_shared_rank(unsigned* cnt, int key, boo
 }
 
 template <typename T, int D, typename I>
-std::size_t pass2_shared_bytes(std::int64_t buckets) {
+std::size_t pass2_shared_bytes(std::int64_t buckets, int tile) {
   using Rec = Record<T, D, I>;
-  return std::size_t(kTile) * Rec::kWords * 4 + std::size_t(buckets) * (8 + 8 + 4 + 4) +
-         std::size_t(kTile) * (2 + 2);
+  return std::size_t(tile) * Rec::kWords * 4 + std::size_t(buckets) * (8 + 8 + 4 + 4) +
+         std::size_t(tile) * (2 + 2);
 }
 
 template <typename T, int D, typename I>
-std::size_t pass3_shared_bytes(int per_bucket) {
+std::size_t pass3_shared_bytes(int per_bucket, int piece) {
   return std::size_t(per_bucket) * (8 + 8 + 4 + 4) +
-         std::size_t(kPiece) * (D * sizeof(T) + sizeof(I) + D * 4 + 2 + 2);
+         std::size_t(piece) * (D * sizeof(T) + sizeof(I) + D * 4 + 2 + 2);
 }
 
-// Pass 2: block c sorts chunk c ([c 2^shift, (c + 1) 2^shift)) by bucket, a tile at a time.
-template <typename T, int D, typename I>
-__global__ void __launch_bounds__(kP2Threads)
+// Pass 2: block b sorts points [b span, (b + 1) span) of chunk c = (b span) >> shift by
+// bucket, a tile at a time. Chunk variant (Claim false): span = 2^shift, block b is chunk b,
+// and each bucket's place in the chunk's segment starts at the scanned table's entry and moves
+// on tile by tile. Tile variants (Claim true): span = one tile (it divides 2^shift), and the
+// tile takes its place in each (bucket, chunk) segment from that segment's cursor (a copy of
+// the scanned table) with one atomic per bucket it holds. Either way each write is checked
+// against the segment's end (the table's next entry).
+template <typename T, int D, typename I, int PerThread, bool Claim>
+__global__ void __launch_bounds__(kP2Threads, Claim ? 2 : 1)
     bucket_scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
-                          int shift, int per_bucket, int nbk, const I* bstart,
-                          unsigned* records, unsigned long long* status) {
+                          int shift, std::int64_t span, std::int64_t G, int per_bucket, int nbk,
+                          const I* bstart, I* cursor, unsigned* records,
+                          unsigned long long* status) {
   using Rec = Record<T, D, I>;
   using Scan = cub::BlockScan<unsigned, kP2Threads>;
+  constexpr int kTile = kP2Threads * PerThread;
   __shared__ typename Scan::TempStorage scan_tmp;
   extern __shared__ __align__(16) unsigned char smem[];
   unsigned* const stage = reinterpret_cast<unsigned*>(smem);
@@ -77,11 +88,11 @@ __global__ void __launch_bounds__(kP2Threads)
   unsigned short* const src = key + kTile;
 
   const int tid = threadIdx.x;
-  const std::int64_t G = gridDim.x, c = blockIdx.x;
-  const std::int64_t begin = c << shift;
-  const std::int64_t end = min(M, begin + (std::int64_t(1) << shift));
+  const std::int64_t begin = std::int64_t(blockIdx.x) * span;
+  const std::int64_t end = min(M, begin + span);
+  const std::int64_t c = begin >> shift;
   for (int b = tid; b < nbk; b += kP2Threads) {
-    ptr[b] = static_cast<std::int64_t>(bstart[b * G + c]);
+    if constexpr (!Claim) ptr[b] = static_cast<std::int64_t>(bstart[b * G + c]);
     stop[b] = static_cast<std::int64_t>(bstart[b * G + c + 1]);  // flat next: (b, c + 1)
   }
   for (std::int64_t base = begin; base < end; base += kTile) {
@@ -89,16 +100,16 @@ __global__ void __launch_bounds__(kP2Threads)
     __syncthreads();  // also: ptr/stop set, the previous tile's ptr update done
     // Each point is staged at its slot u = k threads + tid as it comes; only its bucket and
     // rank stay in registers.
-    PointCoords<T, D> pc[kP2PerThread];
+    PointCoords<T, D> pc[PerThread];
 #pragma unroll
-    for (int k = 0; k < kP2PerThread; ++k) {
+    for (int k = 0; k < PerThread; ++k) {
       const std::int64_t j = base + k * kP2Threads + tid;
       if (j < end) pc[k] = load_coords<T, D>(coords, j);
     }
-    int bk[kP2PerThread];
-    unsigned rk[kP2PerThread];
+    int bk[PerThread];
+    unsigned rk[PerThread];
 #pragma unroll
-    for (int k = 0; k < kP2PerThread; ++k) {
+    for (int k = 0; k < PerThread; ++k) {
       const int u = k * kP2Threads + tid;
       const bool in = base + u < end;
       bk[k] = 0;
@@ -111,10 +122,21 @@ __global__ void __launch_bounds__(kP2Threads)
     __syncthreads();
     unsigned first = 0;
     Scan(scan_tmp).ExclusiveSum(tid < nbk ? cnt[tid] : 0u, first);
-    if (tid < nbk) off[tid] = first;
+    if (tid < nbk) {
+      off[tid] = first;
+      if constexpr (Claim) {
+        // Unsigned to 64 bits, never through I: a cursor driven past its segment (changed
+        // coordinates) stays a large positive place that the check below refuses.
+        using U = Atomic<I>;
+        const unsigned n = cnt[tid];
+        if (n > 0)
+          ptr[tid] = static_cast<std::int64_t>(atomicAdd(
+              reinterpret_cast<U*>(cursor) + std::int64_t(tid) * G + c, static_cast<U>(n)));
+      }
+    }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < kP2PerThread; ++k) {
+    for (int k = 0; k < PerThread; ++k) {
       const int u = k * kP2Threads + tid;
       if (base + u < end) {
         const unsigned t = off[bk[k]] + rk[k];
@@ -135,8 +157,10 @@ __global__ void __launch_bounds__(kP2Threads)
         atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(base + u));
       }
     }
-    __syncthreads();
-    for (int b = tid; b < nbk; b += kP2Threads) ptr[b] += cnt[b];
+    if constexpr (!Claim) {
+      __syncthreads();
+      for (int b = tid; b < nbk; b += kP2Threads) ptr[b] += cnt[b];
+    }
   }
 }
 
@@ -172,14 +196,15 @@ __global__ void bucket_items_kernel(const I* bstart, std::int64_t G, std::int64_
 
 // Pass 3: resident blocks take items from a counter; each piece of an item is sorted by bin in
 // shared memory and written as runs to the sorted arrays.
-template <typename T, int D, typename I>
-__global__ void __launch_bounds__(kP3Threads)
+template <typename T, int D, typename I, int Threads>
+__global__ void __launch_bounds__(Threads)
     bucket_unpack_kernel(const unsigned* records, GridView grid, BinView bins, int w,
                          int per_bucket, std::int64_t G, const I* table,
                          const BucketItem* items, std::int64_t capacity, I* perm,
                          PointArrays<T> out, unsigned long long* status) {
   using Rec = Record<T, D, I>;
-  using Scan = cub::BlockScan<unsigned, kP3Threads>;
+  using Scan = cub::BlockScan<unsigned, Threads>;
+  constexpr int kPiece = Threads * kP3PerThread;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ unsigned long long item_index;
   __shared__ unsigned piece_total;
@@ -207,12 +232,12 @@ __global__ void __launch_bounds__(kP3Threads)
     const BucketItem item = items[it];
     const std::int64_t k0 = std::int64_t(item.bucket) * per_bucket;
     const int nb = static_cast<int>(min(std::int64_t(per_bucket), bins.total - k0));
-    for (int lb = tid; lb < nb; lb += kP3Threads) {
+    for (int lb = tid; lb < nb; lb += Threads) {
       ptr[lb] = static_cast<std::int64_t>(table[(k0 + lb) * G + item.c0]);
       lim[lb] = static_cast<std::int64_t>(table[(k0 + lb) * G + item.c1]);  // flat: (k, c1)
     }
     for (std::int64_t base = item.begin; base < item.end; base += kPiece) {
-      for (int lb = tid; lb < nb; lb += kP3Threads) cnt[lb] = 0u;
+      for (int lb = tid; lb < nb; lb += Threads) cnt[lb] = 0u;
       __syncthreads();  // also: ptr/lim set, the previous piece's ptr update done
       // Each point is located and staged at its slot u = k threads + tid as it comes; only its
       // bin and rank stay in registers.
@@ -220,7 +245,7 @@ __global__ void __launch_bounds__(kP3Threads)
       std::int64_t jj[kP3PerThread];
 #pragma unroll
       for (int k = 0; k < kP3PerThread; ++k) {
-        const std::int64_t q = base + k * kP3Threads + tid;
+        const std::int64_t q = base + k * Threads + tid;
         jj[k] = 0;
         if (q < item.end) Rec::load(records, q, pc[k], jj[k]);
       }
@@ -228,7 +253,7 @@ __global__ void __launch_bounds__(kP3Threads)
       unsigned rk[kP3PerThread];
 #pragma unroll
       for (int k = 0; k < kP3PerThread; ++k) {
-        const int u = k * kP3Threads + tid;
+        const int u = k * Threads + tid;
         bool ok = false;
         lb[k] = -1;
         if (base + u < item.end) {
@@ -259,14 +284,14 @@ __global__ void __launch_bounds__(kP3Threads)
       for (int k = 0; k < kP3PerThread; ++k)
         if (lb[k] >= 0) {
           const unsigned t = off[lb[k]] + rk[k];
-          src[t] = static_cast<unsigned short>(k * kP3Threads + tid);
+          src[t] = static_cast<unsigned short>(k * Threads + tid);
           key[t] = static_cast<unsigned short>(lb[k]);
         }
       __syncthreads();
       // Sorted place t of the piece (by bin) to its bin: adjacent t of one bin go to adjacent
       // positions of every array.
       const int n = static_cast<int>(piece_total);
-      for (int t = tid; t < n; t += kP3Threads) {
+      for (int t = tid; t < n; t += Threads) {
         const int l = key[t], u = src[t];
         const std::int64_t q = ptr[l] + (t - static_cast<int>(off[l]));
         if (q < lim[l]) {
@@ -281,7 +306,7 @@ __global__ void __launch_bounds__(kP3Threads)
         }
       }
       __syncthreads();
-      for (int l = tid; l < nb; l += kP3Threads) ptr[l] += cnt[l];
+      for (int l = tid; l < nb; l += Threads) ptr[l] += cnt[l];
     }
     __syncthreads();  // every thread is done with item_index, ptr and lim
   }
@@ -295,16 +320,58 @@ void allow_shared(K* kernel, std::size_t bytes) {
 
 }  // namespace
 
+// Pass 2 in one variant: PerThread points per thread; Claim: one block per tile (cursor
+// copied from the scanned table first) instead of one per chunk.
+template <typename T, int D, typename I, int PerThread, bool Claim>
+void launch_pass2(const BucketRun<T, I>& r) {
+  constexpr int tile = kP2Threads * PerThread;
+  auto* kernel = bucket_scatter_kernel<T, D, I, PerThread, Claim>;
+  const std::size_t bytes = pass2_shared_bytes<T, D, I>(r.geo.buckets, tile);
+  allow_shared(kernel, bytes);
+  const std::int64_t span =
+      Claim ? bucket_tile_points(tile, r.shift, r.tile_cap) : (std::int64_t(1) << r.shift);
+  const std::int64_t blocks = (r.M + span - 1) / span;
+  if (blocks > INT_MAX)
+    throw Error(ErrorCode::NotAvailable,
+                "set_points: " + std::to_string(r.M) +
+                    " points need more pass-2 blocks than a launch holds (NUFFTMP_CUDA_BUCKET_P2)");
+  if constexpr (Claim)
+    NUFFTMP_CUDA_TRY(cudaMemcpyAsync(r.cursor, r.btable,
+                                     std::size_t(r.geo.buckets * r.chunks) * sizeof(I),
+                                     cudaMemcpyDeviceToDevice, r.stream));
+  kernel<<<static_cast<unsigned>(blocks), kP2Threads, bytes, r.stream>>>(
+      r.coords, r.M, r.grid, r.bins, r.w, r.shift, span, r.chunks, r.geo.bins_per_bucket,
+      static_cast<int>(r.geo.buckets), r.btable, r.cursor, r.records, r.status);
+  check_launch("bucket_scatter_kernel");
+}
+
 template <typename T, int D, typename I>
 void bucket_pass2(const BucketRun<T, I>& r) {
   if (r.M <= 0) return;
-  auto* kernel = bucket_scatter_kernel<T, D, I>;
-  const std::size_t bytes = pass2_shared_bytes<T, D, I>(r.geo.buckets);
+  switch (r.kernels.pass2) {
+    case BucketPass2::Chunk: return launch_pass2<T, D, I, 8, false>(r);
+    case BucketPass2::Tile: return launch_pass2<T, D, I, 8, true>(r);
+    case BucketPass2::Tile2k: return launch_pass2<T, D, I, 4, true>(r);
+  }
+}
+
+template <typename T, int D, typename I, int Threads>
+void launch_unpack(const BucketRun<T, I>& r) {
+  auto* kernel = bucket_unpack_kernel<T, D, I, Threads>;
+  const std::size_t bytes =
+      pass3_shared_bytes<T, D, I>(r.geo.bins_per_bucket, Threads * kP3PerThread);
   allow_shared(kernel, bytes);
-  kernel<<<static_cast<unsigned>(r.chunks), kP2Threads, bytes, r.stream>>>(
-      r.coords, r.M, r.grid, r.bins, r.w, r.shift, r.geo.bins_per_bucket,
-      static_cast<int>(r.geo.buckets), r.btable, r.records, r.status);
-  check_launch("bucket_scatter_kernel");
+  int sms = 0, per_sm = 0;
+  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r.device));
+  NUFFTMP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Threads, bytes));
+  // Resident blocks only (they take items from the counter); no more than there can be items.
+  const std::int64_t blocks =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(std::max(per_sm, 1)) * sms,
+                                                       r.item_capacity));
+  kernel<<<static_cast<unsigned>(blocks), Threads, bytes, r.stream>>>(
+      r.records, r.grid, r.bins, r.w, r.geo.bins_per_bucket, r.chunks, r.table, r.items,
+      r.item_capacity, r.perm, r.out, r.status);
+  check_launch("bucket_unpack_kernel");
 }
 
 template <typename T, int D, typename I>
@@ -315,29 +382,31 @@ void bucket_pass3(const BucketRun<T, I>& r) {
   bucket_items_kernel<I><<<static_cast<unsigned>(item_blocks), kItemThreads, 0, r.stream>>>(
       r.btable, r.chunks, r.geo.buckets, r.geo.item_points, r.item_capacity, r.items, r.status);
   check_launch("bucket_items_kernel");
-  auto* kernel = bucket_unpack_kernel<T, D, I>;
-  const std::size_t bytes = pass3_shared_bytes<T, D, I>(r.geo.bins_per_bucket);
-  allow_shared(kernel, bytes);
-  int sms = 0, per_sm = 0;
-  NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r.device));
-  NUFFTMP_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kP3Threads, bytes));
-  // Resident blocks only (they take items from the counter); no more than there can be items.
-  const std::int64_t blocks =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(std::max(per_sm, 1)) * sms,
-                                                       r.item_capacity));
-  kernel<<<static_cast<unsigned>(blocks), kP3Threads, bytes, r.stream>>>(
-      r.records, r.grid, r.bins, r.w, r.geo.bins_per_bucket, r.chunks, r.table, r.items,
-      r.item_capacity, r.perm, r.out, r.status);
-  check_launch("bucket_unpack_kernel");
+  switch (r.kernels.pass3) {
+    case BucketPass3::Piece2k: return launch_unpack<T, D, I, 512>(r);
+    case BucketPass3::Piece4k: return launch_unpack<T, D, I, 1024>(r);
+  }
 }
 
 template <typename T, int D>
-void load_bucket_kernels() {
+void load_bucket_kernels(const BucketKernels& k) {
   using I = std::int32_t;
-  load_kernel(bucket_scatter_kernel<T, D, I>, "bucket_scatter_kernel");
+  switch (k.pass2) {
+    case BucketPass2::Chunk:
+      load_kernel(bucket_scatter_kernel<T, D, I, 8, false>, "bucket_scatter_kernel");
+      break;
+    case BucketPass2::Tile:
+      load_kernel(bucket_scatter_kernel<T, D, I, 8, true>, "bucket_scatter_kernel");
+      break;
+    case BucketPass2::Tile2k:
+      load_kernel(bucket_scatter_kernel<T, D, I, 4, true>, "bucket_scatter_kernel");
+      break;
+  }
   load_kernel(bucket_items_kernel<I>, "bucket_items_kernel");
-  load_kernel(bucket_unpack_kernel<T, D, I>, "bucket_unpack_kernel");
+  if (k.pass3 == BucketPass3::Piece4k)
+    load_kernel(bucket_unpack_kernel<T, D, I, 1024>, "bucket_unpack_kernel");
+  else
+    load_kernel(bucket_unpack_kernel<T, D, I, 512>, "bucket_unpack_kernel");
 }
 
 #define NUFFTMP_BUCKET_INSTANTIATE(T, D, I)                          \
@@ -346,7 +415,7 @@ void load_bucket_kernels() {
 #define NUFFTMP_BUCKET_INSTANTIATE_TD(T, D)           \
   NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int32_t)      \
   NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int64_t)      \
-  template void load_bucket_kernels<T, D>();
+  template void load_bucket_kernels<T, D>(const BucketKernels&);
 NUFFTMP_BUCKET_INSTANTIATE_TD(float, 1)
 NUFFTMP_BUCKET_INSTANTIATE_TD(float, 2)
 NUFFTMP_BUCKET_INSTANTIATE_TD(float, 3)

@@ -55,7 +55,9 @@ class CudaEngine final : public Engine<T> {
         index64_(index64_forced_by_env()),
         scatter_(scatter_from_env(std::getenv("NUFFTMP_CUDA_SCATTER"), cfg.dim, sizeof(T))),
         count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))),
-        bucket_(bucket_knob_from_env(std::getenv("NUFFTMP_CUDA_BUCKET"))) {
+        bucket_(bucket_knob_from_env(std::getenv("NUFFTMP_CUDA_BUCKET"))),
+        bucket_kernels_(bucket_kernels_from_env(std::getenv("NUFFTMP_CUDA_BUCKET_P2"),
+                                                std::getenv("NUFFTMP_CUDA_BUCKET_P3"))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -226,6 +228,7 @@ class CudaEngine final : public Engine<T> {
     r.scatter = scatter_;
     r.count = count_;
     r.bucket = bucket_;
+    r.bucket_kernels = bucket_kernels_;
     return r;
   }
 
@@ -527,6 +530,7 @@ class CudaEngine final : public Engine<T> {
   ScatterKind scatter_;  // the sort's variants (sort_strategy.hpp): NUFFTMP_CUDA_SCATTER,
   CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
   BucketKnob bucket_;    // NUFFTMP_CUDA_BUCKET (tests)
+  BucketKernels bucket_kernels_;  // NUFFTMP_CUDA_BUCKET_P2 / _P3 (A/B runs)
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;

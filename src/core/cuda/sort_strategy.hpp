@@ -4,8 +4,10 @@
 // bin_sort.cu; the reasoning and the measurements in PERFORMANCE.md ("set_points").
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "nufftmp/errors.hpp"
@@ -64,25 +66,36 @@ inline const char* count_name(CountKind k) {
   return "?";
 }
 
+// The value of the environment variable `variable` among the choices (named by name_of);
+// null or empty: fallback. Anything else is an error naming the variable and the value, so a
+// typo never silently measures the default.
+template <typename E, typename Name>
+E choice_from_env(const char* variable, const char* value, std::initializer_list<E> choices,
+                  Name name_of, E fallback) {
+  if (value == nullptr || *value == '\0') return fallback;
+  const std::string v(value);
+  std::string names;
+  for (E k : choices) {
+    if (v == name_of(k)) return k;
+    names += std::string(names.empty() ? "" : ", ") + name_of(k);
+  }
+  throw Error(ErrorCode::InvalidArgument,
+              std::string(variable) + " = '" + v + "': must be one of " + names);
+}
+
 // The value of NUFFTMP_CUDA_SCATTER (null or empty: the default for dim and precision).
 inline ScatterKind scatter_from_env(const char* value, int dim, std::size_t real_bytes) {
-  if (value == nullptr || *value == '\0') return default_scatter(dim, real_bytes);
-  const std::string v(value);
-  for (ScatterKind k :
-       {ScatterKind::Gather, ScatterKind::Direct, ScatterKind::Packed, ScatterKind::Bucket})
-    if (v == scatter_name(k)) return k;
-  throw Error(ErrorCode::InvalidArgument,
-              "NUFFTMP_CUDA_SCATTER = '" + v + "': must be gather, direct, packed or bucket");
+  return choice_from_env("NUFFTMP_CUDA_SCATTER", value,
+                         {ScatterKind::Gather, ScatterKind::Direct, ScatterKind::Packed,
+                          ScatterKind::Bucket},
+                         scatter_name, default_scatter(dim, real_bytes));
 }
 
 // The value of NUFFTMP_CUDA_COUNT (null or empty: auto).
 inline CountKind count_from_env(const char* value) {
-  if (value == nullptr || *value == '\0') return CountKind::Auto;
-  const std::string v(value);
-  for (CountKind k : {CountKind::Auto, CountKind::Global, CountKind::Block})
-    if (v == count_name(k)) return k;
-  throw Error(ErrorCode::InvalidArgument,
-              "NUFFTMP_CUDA_COUNT = '" + v + "': must be auto, global or block");
+  return choice_from_env("NUFFTMP_CUDA_COUNT", value,
+                         {CountKind::Auto, CountKind::Global, CountKind::Block}, count_name,
+                         CountKind::Auto);
 }
 
 // Block-local counting: `blocks` chunks of 2^shift consecutive points (the last one shorter),
@@ -164,37 +177,45 @@ constexpr int kMaxBinsPerBucket = 512;
 constexpr std::int64_t kBucketTarget = 256;         // buckets by default
 constexpr std::int64_t kBucketItemPoints = 32768;   // pass 3 work item, by default
 
-// The test knob NUFFTMP_CUDA_BUCKET = "B,W": B bins per bucket, items of W points (W = 1: one
-// item per non-empty (bucket, chunk) segment), so small tests reach buckets of several bins
-// and split buckets. Null or empty: {0, 0} (the defaults).
+// The test knob NUFFTMP_CUDA_BUCKET = "B,W[,S]": B bins per bucket, items of W points (W = 1:
+// one item per non-empty (bucket, chunk) segment), and for pass 2's tile variants tiles of at
+// most S points (a power of two), so small tests reach buckets of several bins, split buckets
+// and chunks of several tiles. Null or empty: {0, 0, 0} (the defaults).
 struct BucketKnob {
   int bins_per_bucket = 0;
   std::int64_t item_points = 0;
+  std::int64_t tile_points = 0;
 };
 inline BucketKnob bucket_knob_from_env(const char* value) {
   BucketKnob k;
   if (value == nullptr || *value == '\0') return k;
   const std::string v(value);
-  const auto comma = v.find(',');
-  bool ok = comma != std::string::npos && comma > 0 && comma + 1 < v.size();
-  long long b = 0, w = 0;
-  if (ok) {
-    std::size_t used_b = 0, used_w = 0;
-    try {
-      b = std::stoll(v.substr(0, comma), &used_b);
-      w = std::stoll(v.substr(comma + 1), &used_w);
-    } catch (...) {
-      ok = false;
+  long long f[3] = {0, 0, 0};
+  int n = 0;
+  bool ok = true;
+  for (std::size_t at = 0; ok && at <= v.size() && n < 4; ++n) {
+    const std::size_t comma = std::min(v.find(',', at), v.size());
+    ok = n < 3 && comma > at;
+    if (ok) {
+      std::size_t used = 0;
+      try {
+        f[n] = std::stoll(v.substr(at, comma - at), &used);
+      } catch (...) {
+        ok = false;
+      }
+      ok = ok && used == comma - at && f[n] >= 1;
     }
-    ok = ok && used_b == comma && used_w == v.size() - comma - 1 && b >= 1 &&
-         b <= kMaxBinsPerBucket && w >= 1;
+    at = comma + 1;
   }
+  ok = ok && (n == 2 || n == 3) && f[0] <= kMaxBinsPerBucket && (f[2] & (f[2] - 1)) == 0;
   if (!ok)
     throw Error(ErrorCode::InvalidArgument,
-                "NUFFTMP_CUDA_BUCKET = '" + v + "': must be B,W with 1 <= B <= " +
-                    std::to_string(kMaxBinsPerBucket) + " bins per bucket and W >= 1 points");
-  k.bins_per_bucket = static_cast<int>(b);
-  k.item_points = w;
+                "NUFFTMP_CUDA_BUCKET = '" + v + "': must be B,W or B,W,S with 1 <= B <= " +
+                    std::to_string(kMaxBinsPerBucket) +
+                    " bins per bucket, W >= 1 points and S >= 1 points, a power of two");
+  k.bins_per_bucket = static_cast<int>(f[0]);
+  k.item_points = f[1];
+  k.tile_points = f[2];
   return k;
 }
 
@@ -211,6 +232,67 @@ inline BucketGeometry bucket_geometry(std::int64_t nbins, const BucketKnob& knob
   g.buckets = (nbins + per - 1) / per;
   g.item_points = knob.item_points > 0 ? knob.item_points : kBucketItemPoints;
   return g;
+}
+
+// The bucket scatter's kernels (NUFFTMP_CUDA_BUCKET_P2, NUFFTMP_CUDA_BUCKET_P3; A/B runs,
+// PERFORMANCE.md "fourth round"). Pass 2:
+//   chunk   one 512-thread block per counting chunk, its tiles of 4096 points in turn, each
+//           bucket's place in the chunk's segment advanced tile by tile (about one block per
+//           SM: 16 warps, latency bound);
+//   tile    one 512-thread block per tile of 4096 points (never across a chunk boundary), two
+//           resident per SM (32 warps); a tile takes its place in each (bucket, chunk) segment
+//           with one global atomic per bucket on a copy of the scanned bucket table, so the
+//           work is balanced whatever the number of chunks;
+//   tile2k  the same with 256-thread blocks and tiles of 2048 points, four per SM (shared
+//           memory for double precision and 64-bit indices).
+// Pass 3: piece2k = 512 threads, pieces of 2048 records (several blocks per SM); piece4k =
+// 1024 threads, pieces of 4096 records: a bin's run per array twice as long, and one block
+// per SM, so half the lines in flight of piece2k's three (PERFORMANCE.md).
+enum class BucketPass2 { Chunk, Tile, Tile2k };
+enum class BucketPass3 { Piece2k, Piece4k };
+struct BucketKernels {
+  BucketPass2 pass2 = BucketPass2::Chunk;
+  BucketPass3 pass3 = BucketPass3::Piece2k;
+};
+inline const char* bucket_pass2_name(BucketPass2 k) {
+  switch (k) {
+    case BucketPass2::Chunk: return "chunk";
+    case BucketPass2::Tile: return "tile";
+    case BucketPass2::Tile2k: return "tile2k";
+  }
+  return "?";
+}
+inline const char* bucket_pass3_name(BucketPass3 k) {
+  switch (k) {
+    case BucketPass3::Piece2k: return "piece2k";
+    case BucketPass3::Piece4k: return "piece4k";
+  }
+  return "?";
+}
+// NUFFTMP_CUDA_BUCKET_P2 and NUFFTMP_CUDA_BUCKET_P3 (null or empty: chunk, piece2k).
+inline BucketKernels bucket_kernels_from_env(const char* pass2, const char* pass3) {
+  BucketKernels k;
+  k.pass2 = choice_from_env("NUFFTMP_CUDA_BUCKET_P2", pass2,
+                            {BucketPass2::Chunk, BucketPass2::Tile, BucketPass2::Tile2k},
+                            bucket_pass2_name, k.pass2);
+  k.pass3 = choice_from_env("NUFFTMP_CUDA_BUCKET_P3", pass3,
+                            {BucketPass3::Piece2k, BucketPass3::Piece4k}, bucket_pass3_name,
+                            k.pass3);
+  return k;
+}
+// Points of one pass-2 block's tile: the tile variants cut each chunk of 2^shift points into
+// tiles of min(tile, 2^shift, cap) (cap: the test knob's S, 0 = none; all powers of two, so no
+// tile straddles a chunk).
+inline std::int64_t bucket_tile_points(int tile, int shift, std::int64_t cap) {
+  std::int64_t t = std::int64_t(1) << shift;
+  if (tile < t) t = tile;
+  if (cap > 0 && cap < t) t = cap;
+  return t;
+}
+// Entries of the bucket scratch table: the scanned (bucket, chunk) table (table_entries), and
+// for the tile variants a copy of it that the tiles advance with atomics.
+inline std::int64_t bucket_table_entries(std::int64_t table_entries, BucketPass2 pass2) {
+  return pass2 == BucketPass2::Chunk ? table_entries : 2 * table_entries;
 }
 
 // Work items pass 3 may get: every bucket's last item may be short, every other one holds at

@@ -3,8 +3,9 @@
 // after uniform ones - each result against the direct sum - in every variant of the sort
 // (sort_strategy.hpp): bucket, packed, gather and direct scatter, block and global counting, 32-
 // and 64-bit indices, the bucket scatter with buckets of several bins and split buckets
-// (NUFFTMP_CUDA_BUCKET), and the default. And the promise of bin_sort.hpp: a second set_points
-// with no more points than the first allocates nothing.
+// (NUFFTMP_CUDA_BUCKET), its passes' variants (NUFFTMP_CUDA_BUCKET_P2/_P3), and the default.
+// And the promise of bin_sort.hpp: a second set_points with no more points than the first
+// allocates nothing.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -55,6 +56,8 @@ struct Variant {
   const char* scatter;  // NUFFTMP_CUDA_SCATTER
   const char* count;    // NUFFTMP_CUDA_COUNT ("block" runs block counting even on few points)
   const char* bucket = nullptr;  // NUFFTMP_CUDA_BUCKET: bins per bucket, item points
+  const char* pass2 = nullptr;   // NUFFTMP_CUDA_BUCKET_P2: chunk, tile, tile2k
+  const char* pass3 = nullptr;   // NUFFTMP_CUDA_BUCKET_P3: piece2k, piece4k
 };
 std::vector<Variant> variants() {
   std::vector<Variant> v = {{"default", nullptr, nullptr, nullptr}};
@@ -71,6 +74,21 @@ std::vector<Variant> variants() {
     v.push_back({"bucket_block_split3" + w, index64, "bucket", "block", "3,1"});
     v.push_back({"bucket_block_split7" + w, index64, "bucket", "block", "7,500"});
   }
+  // The bucket scatter's pass-2 tile variants (each tile takes its place in its (bucket, chunk)
+  // segment by an atomic; the test problems' chunks of 32+ points cut into tiles of 16-64
+  // points by the knob's third field, so several tiles share a chunk's segments) and pass 3's
+  // pieces of 4096, alone and together, with one and several bins per bucket and split
+  // buckets, 32- and 64-bit.
+  v.push_back({"bucket_block_tile", nullptr, "bucket", "block", nullptr, "tile"});
+  v.push_back({"bucket_block_tile_split3_tiles16", nullptr, "bucket", "block", "3,1,16", "tile"});
+  v.push_back({"bucket_block_tile2k_split7_tiles32_index64", "1", "bucket", "block", "7,500,32",
+               "tile2k"});
+  v.push_back({"bucket_block_piece4k_split7", nullptr, "bucket", "block", "7,500", nullptr,
+               "piece4k"});
+  v.push_back({"bucket_block_tile_piece4k_split7_tiles64_index64", "1", "bucket", "block",
+               "7,500,64", "tile", "piece4k"});
+  v.push_back({"bucket_block_tile2k_piece4k", nullptr, "bucket", "block", nullptr, "tile2k",
+               "piece4k"});
   return v;
 }
 
@@ -126,6 +144,8 @@ struct Scenario {
         env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter),
         env_count("NUFFTMP_CUDA_COUNT", v.count),
         env_bucket("NUFFTMP_CUDA_BUCKET", v.bucket),
+        env_pass2("NUFFTMP_CUDA_BUCKET_P2", v.pass2),
+        env_pass3("NUFFTMP_CUDA_BUCKET_P3", v.pass3),
         name(label(v, s) + (sizeof(T) == 4 ? ", float" : ", double")),
         rng(make_rng(salt_of(std::string(what) + " " + name))),
         plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method)),
@@ -133,7 +153,8 @@ struct Scenario {
   void check(const Points<T>& pts, const std::string& when) {
     expect_accurate(plan, pts, rng, name + ", " + when);
   }
-  ScopedEnv env_index64, env_scatter, env_count, env_bucket;  // set before the plan reads them
+  // Set before the plan reads them.
+  ScopedEnv env_index64, env_scatter, env_count, env_bucket, env_pass2, env_pass3;
   std::string name;
   std::mt19937_64 rng;
   Plan<T> plan;
@@ -223,6 +244,8 @@ void second_call_allocates_nothing(const Variant& v, const Shape& s) {
   ScopedEnv env_scatter("NUFFTMP_CUDA_SCATTER", v.scatter);
   ScopedEnv env_count("NUFFTMP_CUDA_COUNT", v.count);
   ScopedEnv env_bucket("NUFFTMP_CUDA_BUCKET", v.bucket);
+  ScopedEnv env_pass2("NUFFTMP_CUDA_BUCKET_P2", v.pass2);
+  ScopedEnv env_pass3("NUFFTMP_CUDA_BUCKET_P3", v.pass3);
   auto rng = make_rng(salt_of("noalloc " + label(v, s) + std::to_string(sizeof(T))));
   Plan<T> plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method));
   const int dim = static_cast<int>(s.N.size());

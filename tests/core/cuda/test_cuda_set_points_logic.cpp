@@ -90,7 +90,14 @@ TEST(SortStrategy, BucketKnobFromTheEnvironment) {
   const BucketKnob k = bucket_knob_from_env("3,500");
   EXPECT_EQ(k.bins_per_bucket, 3);
   EXPECT_EQ(k.item_points, 500);
-  for (const char* bad : {"3", ",5", "3,", "0,5", "3,0", "513,5", "3,5x", "a,b", "3;5"}) {
+  EXPECT_EQ(k.tile_points, 0);
+  const BucketKnob t = bucket_knob_from_env("7,1,16");
+  EXPECT_EQ(t.bins_per_bucket, 7);
+  EXPECT_EQ(t.item_points, 1);
+  EXPECT_EQ(t.tile_points, 16);
+  EXPECT_EQ(bucket_knob_from_env("1,1,1").tile_points, 1);
+  for (const char* bad : {"3", ",5", "3,", "0,5", "3,0", "513,5", "3,5x", "a,b", "3;5", "3,5,",
+                          "3,5,0", "3,5,12", "3,5,16,2", "3,,16", "3,5,x"}) {
     try {
       bucket_knob_from_env(bad);
       ADD_FAILURE() << bad << " accepted";
@@ -100,6 +107,57 @@ TEST(SortStrategy, BucketKnobFromTheEnvironment) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos);
     }
   }
+}
+
+TEST(SortStrategy, BucketKernelsFromTheEnvironment) {
+  const BucketKernels d = bucket_kernels_from_env(nullptr, "");
+  EXPECT_EQ(d.pass2, BucketPass2::Chunk);  // today's kernels unless asked
+  EXPECT_EQ(d.pass3, BucketPass3::Piece2k);
+  EXPECT_EQ(bucket_kernels_from_env("tile", nullptr).pass2, BucketPass2::Tile);
+  EXPECT_EQ(bucket_kernels_from_env("tile2k", nullptr).pass2, BucketPass2::Tile2k);
+  EXPECT_EQ(bucket_kernels_from_env("chunk", "piece4k").pass3, BucketPass3::Piece4k);
+  EXPECT_EQ(bucket_kernels_from_env("chunk", "piece2k").pass3, BucketPass3::Piece2k);
+  const struct {
+    const char *p2, *p3, *variable, *value;
+  } bad[] = {{"Tile", nullptr, "NUFFTMP_CUDA_BUCKET_P2", "Tile"},
+             {"tile ", nullptr, "NUFFTMP_CUDA_BUCKET_P2", "tile "},
+             {"2", nullptr, "NUFFTMP_CUDA_BUCKET_P2", "2"},
+             {nullptr, "piece8k", "NUFFTMP_CUDA_BUCKET_P3", "piece8k"},
+             {"tile", "4k", "NUFFTMP_CUDA_BUCKET_P3", "4k"}};
+  for (const auto& b : bad) {
+    try {
+      bucket_kernels_from_env(b.p2, b.p3);
+      ADD_FAILURE() << b.value << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(b.variable), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + b.value + "'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Pass 2's tiles never straddle a chunk (they divide it), and the cursor has room beside the
+// scanned table.
+TEST(SortStrategy, BucketTilesDivideChunks) {
+  for (int shift = 0; shift <= kMaxChunkShift; ++shift)
+    for (int tile : {2048, 4096})
+      for (std::int64_t cap : {std::int64_t(0), std::int64_t(1), std::int64_t(16),
+                               std::int64_t(8192)}) {
+        const std::int64_t t = bucket_tile_points(tile, shift, cap);
+        const std::int64_t chunk = std::int64_t(1) << shift;
+        EXPECT_GE(t, 1);
+        EXPECT_LE(t, tile);
+        EXPECT_EQ(chunk % t, 0) << shift << " " << tile << " " << cap;
+        if (cap > 0) EXPECT_LE(t, cap);
+        EXPECT_EQ(t, std::min<std::int64_t>({chunk, tile, cap > 0 ? cap : chunk}));
+      }
+  // The table (buckets x chunks + 1 entries, at most `entries`) and the cursor (buckets x
+  // chunks) both fit; the chunk variant keeps no cursor.
+  EXPECT_EQ(bucket_table_entries(1001, BucketPass2::Chunk), 1001);
+  EXPECT_EQ(bucket_table_entries(1001, BucketPass2::Tile), 2002);
+  EXPECT_EQ(bucket_table_entries(1001, BucketPass2::Tile2k), 2002);
 }
 
 // Buckets cover every bin exactly once, within the kernels' limits (one scan entry per thread
