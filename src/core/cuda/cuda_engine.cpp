@@ -57,7 +57,7 @@ class CudaEngine final : public Engine<T> {
         count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))),
         bucket_(bucket_knob_from_env(std::getenv("NUFFTMP_CUDA_BUCKET"))),
         bucket_kernels_(bucket_kernels_from_env(std::getenv("NUFFTMP_CUDA_BUCKET_P2"),
-                                                std::getenv("NUFFTMP_CUDA_BUCKET_P3"))) {
+                                                std::getenv("NUFFTMP_CUDA_BUCKET_P3"), cfg.dim)) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)

@@ -38,14 +38,17 @@ enum class ScatterKind { Gather, Direct, Packed, Bucket };
 enum class CountKind { Auto, Global, Block };
 
 // The default scatter for a dimension and precision: the one place to switch it after a
-// measurement (PERFORMANCE.md, "set_points"). compare.sh on the H200 (commit 866ef7e, bucket
-// everywhere, against packed at 7e29a07; cuFINUFFT's setpts in both calls): bucket won in 2D
-// (P3 1.09 ms against 1.37, P4 1.13 against 1.40, S21d-6 0.44 against 0.57, S22d-6 0.41
-// against 0.54) and lost in 1D and 3D (P1 1.70 against 1.47, P2 1.72 against 1.47, P7 1.62
-// against 1.21, S31d-6 1.43 against 0.73) and on clustered points (Q1 1.21 against 0.70).
+// measurement (PERFORMANCE.md, "set_points"; with default_bucket_kernels below). H200, commit
+// 6ac4fca, scripts/device_setpts.sh ab, set_points ms of one call: float 3D and 1D take the
+// bucket scatter with tiled pass 2 (tile2k) and pieces of 4096 (P1 1.363 against packed's
+// 1.52, P2 1.381 against 1.498, S31f-6 0.604 against 0.658, S32f-6 0.624 against 0.632, P7
+// 1.264 against 1.313; clustered Q1 0.948 against 0.726, still 14x below cuFINUFFT's); double
+// 3D stays packed (S31d-12 0.729 against the bucket's best 1.050; P6, S31d-6, S32d-6 alike in
+// the compare run under the bucket); 2D takes the bucket (P3 tile2k 1.032, chunk 1.14, packed
+// 1.408). 1D double was not measured: packed, as double 3D.
 inline ScatterKind default_scatter(int dim, std::size_t real_bytes) {
-  (void)real_bytes;
-  return dim == 2 ? ScatterKind::Bucket : ScatterKind::Packed;
+  if (dim == 2) return ScatterKind::Bucket;
+  return real_bytes == 4 ? ScatterKind::Bucket : ScatterKind::Packed;
 }
 
 inline const char* scatter_name(ScatterKind k) {
@@ -270,8 +273,20 @@ inline const char* bucket_pass3_name(BucketPass3 k) {
   return "?";
 }
 // NUFFTMP_CUDA_BUCKET_P2 and NUFFTMP_CUDA_BUCKET_P3 (null or empty: chunk, piece2k).
-inline BucketKernels bucket_kernels_from_env(const char* pass2, const char* pass3) {
+// The bucket scatter's default passes per dimension (measured: default_scatter above): pass 2
+// in tiles of 2048 everywhere (P3 1.032 ms against the chunk's 1.14), pass 3 in pieces of 4096
+// in 1D and 3D (P1 pass 3 0.93 -> 0.65 ms: 128 bins per bucket leave 16-point runs per 2048
+// piece) and of 2048 in 2D (P3 1.032 against 1.097 with pieces of 4096).
+inline BucketKernels default_bucket_kernels(int dim) {
   BucketKernels k;
+  k.pass2 = BucketPass2::Tile2k;
+  k.pass3 = dim == 2 ? BucketPass3::Piece2k : BucketPass3::Piece4k;
+  return k;
+}
+
+// NUFFTMP_CUDA_BUCKET_P2 / _P3 (null or empty: the default of the dimension).
+inline BucketKernels bucket_kernels_from_env(const char* pass2, const char* pass3, int dim) {
+  BucketKernels k = default_bucket_kernels(dim);
   k.pass2 = choice_from_env("NUFFTMP_CUDA_BUCKET_P2", pass2,
                             {BucketPass2::Chunk, BucketPass2::Tile, BucketPass2::Tile2k},
                             bucket_pass2_name, k.pass2);

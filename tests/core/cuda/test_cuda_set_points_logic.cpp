@@ -59,7 +59,9 @@ TEST(SortStrategy, VariantsFromTheEnvironment) {
   // The measured defaults: bucket in 2D, packed in 1D and 3D (sort_strategy.hpp).
   EXPECT_EQ(default_scatter(2, 4), ScatterKind::Bucket);
   EXPECT_EQ(default_scatter(2, 8), ScatterKind::Bucket);
-  EXPECT_EQ(default_scatter(1, 4), ScatterKind::Packed);
+  EXPECT_EQ(default_scatter(1, 4), ScatterKind::Bucket);  // float 1D/3D: bucket (measured)
+  EXPECT_EQ(default_scatter(3, 4), ScatterKind::Bucket);
+  EXPECT_EQ(default_scatter(1, 8), ScatterKind::Packed);  // double 1D/3D: packed
   EXPECT_EQ(default_scatter(3, 8), ScatterKind::Packed);
   EXPECT_EQ(scatter_from_env("gather", 3, 4), ScatterKind::Gather);
   EXPECT_EQ(scatter_from_env("direct", 2, 8), ScatterKind::Direct);
@@ -110,13 +112,20 @@ TEST(SortStrategy, BucketKnobFromTheEnvironment) {
 }
 
 TEST(SortStrategy, BucketKernelsFromTheEnvironment) {
-  const BucketKernels d = bucket_kernels_from_env(nullptr, "");
-  EXPECT_EQ(d.pass2, BucketPass2::Chunk);  // today's kernels unless asked
-  EXPECT_EQ(d.pass3, BucketPass3::Piece2k);
-  EXPECT_EQ(bucket_kernels_from_env("tile", nullptr).pass2, BucketPass2::Tile);
-  EXPECT_EQ(bucket_kernels_from_env("tile2k", nullptr).pass2, BucketPass2::Tile2k);
-  EXPECT_EQ(bucket_kernels_from_env("chunk", "piece4k").pass3, BucketPass3::Piece4k);
-  EXPECT_EQ(bucket_kernels_from_env("chunk", "piece2k").pass3, BucketPass3::Piece2k);
+  for (int dim : {1, 2, 3}) {  // unset or empty: the measured default of the dimension
+    const BucketKernels d = bucket_kernels_from_env(nullptr, "", dim);
+    EXPECT_EQ(d.pass2, default_bucket_kernels(dim).pass2);
+    EXPECT_EQ(d.pass3, default_bucket_kernels(dim).pass3);
+  }
+  EXPECT_EQ(default_bucket_kernels(3).pass2, BucketPass2::Tile2k);
+  EXPECT_EQ(default_bucket_kernels(3).pass3, BucketPass3::Piece4k);
+  EXPECT_EQ(default_bucket_kernels(1).pass3, BucketPass3::Piece4k);
+  EXPECT_EQ(default_bucket_kernels(2).pass3, BucketPass3::Piece2k);
+  EXPECT_EQ(bucket_kernels_from_env("tile", nullptr, 3).pass2, BucketPass2::Tile);
+  EXPECT_EQ(bucket_kernels_from_env("chunk", nullptr, 3).pass2, BucketPass2::Chunk);
+  EXPECT_EQ(bucket_kernels_from_env("tile2k", nullptr, 2).pass2, BucketPass2::Tile2k);
+  EXPECT_EQ(bucket_kernels_from_env("chunk", "piece4k", 2).pass3, BucketPass3::Piece4k);
+  EXPECT_EQ(bucket_kernels_from_env("chunk", "piece2k", 3).pass3, BucketPass3::Piece2k);
   const struct {
     const char *p2, *p3, *variable, *value;
   } bad[] = {{"Tile", nullptr, "NUFFTMP_CUDA_BUCKET_P2", "Tile"},
@@ -126,7 +135,7 @@ TEST(SortStrategy, BucketKernelsFromTheEnvironment) {
              {"tile", "4k", "NUFFTMP_CUDA_BUCKET_P3", "4k"}};
   for (const auto& b : bad) {
     try {
-      bucket_kernels_from_env(b.p2, b.p3);
+      bucket_kernels_from_env(b.p2, b.p3, 3);
       ADD_FAILURE() << b.value << " accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
