@@ -17,6 +17,12 @@
 #             piece2k|piece4k), e.g. bucket-block-tile-piece4k; NUFFTMP_AB_FLAGS adds bench
 #             flags to every a/b run (default: --check --check_samples 16, so the err column
 #             checks each variant against the direct sum); about 2-3 s per run
+#   records   the points' layout (NUFFTMP_CUDA_POINTS, sort_strategy.hpp PointLayout): memcheck
+#             and racecheck of the records layout's set_points tests and of three bench runs,
+#             then set_points + execute of P1-P7, S31f-6, S32f-6, S31d-12, Q1 (NUFFTMP_AB_CASES
+#             does not apply; NUFFTMP_RECORDS_CASES does) in both layouts, stage-timed and
+#             checked (--check: err column), rows CASE/split and CASE/records in the a/b table;
+#             about 60-100 s of sanitizers and 3 s per run
 #   jit       cuFFT's first plan of a shape with a cold and a warm driver JIT cache (P1 with a
 #             fresh CUDA_CACHE_PATH twice, then CUDA_CACHE_DISABLE=1): what the cache keeps
 #   compare   bash .anchors/compare.sh <bench> .anchors/cuperftest public, cluster, sweep
@@ -29,7 +35,7 @@
 # compare needs .anchors/ (carried: see ../shared/anchors/README.md). The device gets no .git:
 # pass the commit.
 #   NUFFTMP_COMMIT=<sha> bash scripts/device_setpts.sh [build] [test] [sanitize] [stages] [ab]
-#       [jit] [compare]                                              (default: all)
+#       [records] [jit] [compare]                                    (default: all)
 # Logs under $OUT (7 files); the summary table (scripts/device_setpts_table.py) is printed last.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
@@ -41,7 +47,11 @@ export NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
 want build && device_build
 
 if want test; then
-  lim=$(( $(left) - 380 )); [ "$lim" -gt 120 ] && lim=120; [ "$lim" -lt 60 ] && lim=60
+  # What the later steps keep: ~380 s for all of them; the records step alone ~200 s, which
+  # leaves the tests up to 300 s.
+  rest=380 cap=120
+  want sanitize || want stages || want ab || want jit || want compare || { rest=200; cap=300; }
+  lim=$(( $(left) - rest )); [ "$lim" -gt $cap ] && lim=$cap; [ "$lim" -lt 60 ] && lim=60
   device_gpu_tests "$lim" "${NUFFTMP_TEST_REGEX:-}"
 fi
 
@@ -123,6 +133,42 @@ if want ab; then
   done
   unset STAGE_FLAGS
   step "a/b in $((SECONDS - t0)) s"
+fi
+
+if want records; then
+  t0=$SECONDS
+  T="$BUILD/tests/core/cuda/test_cuda_set_points"
+  # The records layout's sort (packed scatter writing final records, the bucket's pass 3 writing
+  # records in its variants) and every execute kernel reading records, under memcheck; the
+  # pass-3 shared staging of records under racecheck.
+  { timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/default_records:Sort/CudaSetPoints.BadPointThenGoodPoints/packed_global_records:Sort/CudaSetPoints.BadPointThenGoodPoints/bucket_block_split3_records:Sort/CudaSetPoints.GrowAndShrink/bucket_block_tile_piece2k_split7_tiles16_records:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_chunk_piece4k_split7_records:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default_records'
+    echo "memcheck set_points records rc=$?"
+    for args in "--type 1 --N1 300 --N2 200 --M 2e5" \
+                "--prec d --type 2 --N1 40 --N2 40 --N3 40 --M 1e5" \
+                "--type 2 --N1 1000 --M 5e4 --dist cluster"; do
+      # shellcheck disable=SC2086  # the case's flags are words
+      NUFFTMP_CUDA_POINTS=records timeout 20 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        "$B" --backend cuda $args --n_runs 2 --plan_runs 2 --check --json
+      echo "memcheck bench records $args rc=$?"
+    done
+    timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+      --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/default_records:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_split3_records'
+    echo "racecheck set_points records rc=$?"; } > "$OUT/sanitizer_records.log" 2>&1
+  grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer_records.log" | tee -a "$summary"
+  step "records sanitizers in $((SECONDS - t0)) s"
+  t0=$SECONDS
+  export STAGE_FLAGS=${NUFFTMP_AB_FLAGS---check --check_samples 16}
+  reserve=15; want jit || want compare && reserve=265
+  for c in ${NUFFTMP_RECORDS_CASES:-P1 P2 P3 P4 P5 P6 P7 S31f-6 S32f-6 S31d-12 Q1}; do
+    case_=$c; dist=uniform; [ "$c" = Q1 ] && { case_=P1; dist=cluster; }
+    for layout in split records; do
+      [ "$(left)" -lt "$reserve" ] && { step "records: out of time before $c/$layout"; break 2; }
+      run_stage "$c/$layout" "$case_" "$dist" NUFFTMP_CUDA_POINTS=$layout
+    done
+  done
+  unset STAGE_FLAGS
+  step "records a/b in $((SECONDS - t0)) s"
 fi
 
 if want jit; then

@@ -419,6 +419,7 @@ std::int64_t prepare_unsorted(const PointPrepRequest& req, std::int64_t M, Coord
   reserve_coordinates<T, D>(out, M, dev, st);
   out.perm32.release();
   out.perm64.release();
+  out.records.release();  // unsorted points are split (sorted_layout)
   out.subproblems.release();
   out.num_subproblems = 0;
   out.scratch.status.reserve(kStatusWords, dev, st, "point check flags");
@@ -502,14 +503,26 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   const bool bucket = by_block && req.scatter == ScatterKind::Bucket && geo.buckets > 0;
   const ScatterKind scatter =
       req.scatter == ScatterKind::Bucket && !bucket ? ScatterKind::Packed : req.scatter;
+  // Records layout: the sorted records are the points (the split arrays released); the packed
+  // scatter writes them final, the bucket's pass 3 from pass 2's records in the scratch.
+  const bool to_records =
+      sorted_layout(req.layout, scatter, sizeof(I) == 8) == PointLayout::Records;
 
-  reserve_coordinates<T, D>(out, M, dev, st);
-  if constexpr (sizeof(I) == 4) {
-    out.perm32.reserve(M, dev, st, "sort permutation");
-    out.perm64.release();
-  } else {
-    out.perm64.reserve(M, dev, st, "sort permutation");
+  if (to_records) {
+    reserve_coordinates<T, 0>(out, M, dev, st);  // releases every axis
     out.perm32.release();
+    out.perm64.release();
+    out.records.reserve(M * Rec::kWords, dev, st, "sorted point records");
+  } else {
+    reserve_coordinates<T, D>(out, M, dev, st);
+    out.records.release();
+    if constexpr (sizeof(I) == 4) {
+      out.perm32.reserve(M, dev, st, "sort permutation");
+      out.perm64.release();
+    } else {
+      out.perm64.reserve(M, dev, st, "sort permutation");
+      out.perm32.release();
+    }
   }
   sc.rank.reserve(M * sizeof(I), dev, st, "ranks in bins");
   sc.bin_arrays.reserve(4 * nb1 * sizeof(I), dev, st, "bin counts and offsets");
@@ -528,7 +541,7 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
     sc.items.reserve(items * sizeof(BucketItem), dev, st, "bucket work items");
     scan_max = std::max(scan_max, entries);
   }
-  if (scatter == ScatterKind::Packed || bucket)
+  if ((scatter == ScatterKind::Packed && !to_records) || bucket)
     sc.records.reserve(M * Rec::kWords * sizeof(unsigned), dev, st, "packed point records");
   sc.cub.reserve(scan_bytes<I>(scan_max, st), dev, st, "scan workspace");
   sc.status.reserve(kStatusWords, dev, st, "point check flags");
@@ -545,7 +558,8 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   I* const btable = bucket ? reinterpret_cast<I*>(sc.btable.get()) : nullptr;
   I* const cursor =
       bucket && req.bucket_kernels.pass2 != BucketPass2::Chunk ? btable + entries : nullptr;
-  I* const perm = perm_of<I>(out);
+  I* const perm = to_records ? nullptr : perm_of<I>(out);
+  unsigned* const sorted_records = to_records ? out.records.get() : nullptr;
   unsigned long long* const status = sc.status.get();
   tm.mark("alloc");
 
@@ -589,8 +603,9 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   if (M > 0 && bucket) {
     BucketRun<T, I> br{coords, M, req.grid, req.bins, req.w, cp.shift, cp.blocks, geo, table,
                        btable, cursor, reinterpret_cast<unsigned*>(sc.records.get()),
-                       reinterpret_cast<BucketItem*>(sc.items.get()), items, perm, pa, status,
-                       dev, st, req.bucket_kernels, req.bucket.tile_points};
+                       reinterpret_cast<BucketItem*>(sc.items.get()), items, perm, pa,
+                       sorted_records, status, dev, st, req.bucket_kernels,
+                       req.bucket.tile_points};
     bucket_pass2<T, D, I>(br);
     tm.mark("scatter");
     bucket_pass3<T, D, I>(br);
@@ -610,15 +625,19 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
     NUFFTMP_CUDA_CHECK_LAUNCH("gather_kernel");
     tm.mark("gather");
   } else if (M > 0) {
-    auto* const records = reinterpret_cast<unsigned*>(sc.records.get());
+    // Records layout: the scattered records are final, no unpack.
+    auto* const records =
+        to_records ? sorted_records : reinterpret_cast<unsigned*>(sc.records.get());
     scatter_packed_kernel<T, D, I><<<blocks, kThreads, 0, st>>>(
         coords, M, req.grid, req.bins, req.w, rank, off, records, status);
     NUFFTMP_CUDA_CHECK_LAUNCH("scatter_packed_kernel");
     tm.mark("scatter");
-    unpack_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(records, M, req.grid,
-                                                                 req.bins, req.w, perm, pa);
-    NUFFTMP_CUDA_CHECK_LAUNCH("unpack_kernel");
-    tm.mark("unpack");
+    if (!to_records) {
+      unpack_kernel<T, D, I><<<grid_for(M, dev), kThreads, 0, st>>>(records, M, req.grid,
+                                                                   req.bins, req.w, perm, pa);
+      NUFFTMP_CUDA_CHECK_LAUNCH("unpack_kernel");
+      tm.mark("unpack");
+    }
   }
 
   if (subs) {
@@ -649,6 +668,9 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
   out.num_subproblems = subs ? static_cast<std::int64_t>(h[kNumSubproblems]) : 0;
   out.sorted = true;
   out.wide = sizeof(I) == 8;
+  out.as_records = to_records;
+  for (int d = 0; d < 3; ++d) out.nf[d] = req.grid.nf[d];
+  out.w = req.w;
   out.M = M;
   return -1;
 }
@@ -658,6 +680,7 @@ std::int64_t prepare_dim(const PointPrepRequest& req, std::int64_t M, Coords3 co
                          SortedPoints<T>& out, StageTimer& tm) {
   out.M = 0;
   out.sorted = false;
+  out.as_records = false;
   if (!req.sort) return prepare_unsorted<T, D>(req, M, coords, out, tm);
   if (sort_needs_index64(M, req.bins.total, req.maxsub, req.force_index64))
     return prepare_sorted<T, D, std::int64_t>(req, M, coords, out, tm);
@@ -674,6 +697,7 @@ template <typename T, int D>
 void load_dim(const PointPrepRequest& req) {
   using I = std::int32_t;
   if (!req.sort) return load(locate_unsorted_kernel<T, D>);
+  const bool to_records = sorted_layout(req.layout, req.scatter, false) == PointLayout::Records;
   load(locate_sorted_kernel<T, D, I>);
   if (req.count != CountKind::Global) {
     load(count_block_kernel<T, D, I>);
@@ -687,12 +711,12 @@ void load_dim(const PointPrepRequest& req) {
       break;
     case ScatterKind::Packed:
       load(scatter_packed_kernel<T, D, I>);
-      load(unpack_kernel<T, D, I>);
+      if (!to_records) load(unpack_kernel<T, D, I>);
       break;
     case ScatterKind::Bucket:  // and packed, which runs where the counting is global
-      load_bucket_kernels<T, D>(req.bucket_kernels);
+      load_bucket_kernels<T, D>(req.bucket_kernels, to_records);
       load(scatter_packed_kernel<T, D, I>);
-      load(unpack_kernel<T, D, I>);
+      if (!to_records) load(unpack_kernel<T, D, I>);
       break;
   }
   if (req.maxsub > 0) {

@@ -40,6 +40,8 @@ struct SortScratch {
   DeviceBuffer<unsigned char> table;               // block counting: nbins x blocks + 1
                                                    // counts, scanned in place into offsets
   DeviceBuffer<unsigned char> records;             // packed and bucket scatter: M records
+                                                   // (records layout: the bucket's pass 2 only;
+                                                   // the sorted ones are the points')
   DeviceBuffer<unsigned char> btable;              // bucket scatter: buckets x blocks + 1
                                                    // counts, scanned in place into offsets
   DeviceBuffer<unsigned char> items;               // bucket scatter: pass 3's work items
@@ -52,32 +54,45 @@ struct SortScratch {
   }
 };
 
+// The points in one of two layouts (PointsView): split (i0, s, perm) or records (the sorted
+// records, 32-bit user indices; the other arrays released).
 template <typename T>
 struct SortedPoints {
   std::array<DeviceBuffer<std::int32_t>, 3> i0;
   std::array<DeviceBuffer<T>, 3> s;
   DeviceBuffer<std::int32_t> perm32;      // sorted, 32-bit indices
   DeviceBuffer<std::int64_t> perm64;      // sorted, 64-bit indices
+  DeviceBuffer<unsigned> records;         // records layout: M sorted records
   DeviceBuffer<Subproblem> subproblems;   // when maxsub > 0 (capacity: an upper bound)
   SortScratch scratch;
   std::int64_t num_subproblems = 0;
   std::int64_t M = 0;
   bool sorted = false;
-  bool wide = false;  // 64-bit indices
+  bool wide = false;        // 64-bit indices
+  bool as_records = false;  // records layout
+  std::int32_t nf[3] = {1, 1, 1};  // the grid and width the records were sorted with
+  int w = 0;
 
   PointsView<T> view() const {
     PointsView<T> v{};
-    for (int d = 0; d < 3; ++d) {
-      v.i0[d] = i0[d].get();
-      v.s[d] = s[d].get();
+    if (as_records) {
+      v.records = records.get();
+      for (int d = 0; d < 3; ++d) v.nf[d] = nf[d];
+      v.w = w;
+    } else {
+      for (int d = 0; d < 3; ++d) {
+        v.i0[d] = i0[d].get();
+        v.s[d] = s[d].get();
+      }
+      v.perm32 = sorted && !wide ? perm32.get() : nullptr;
+      v.perm64 = sorted && wide ? perm64.get() : nullptr;
     }
-    v.perm32 = sorted && !wide ? perm32.get() : nullptr;
-    v.perm64 = sorted && wide ? perm64.get() : nullptr;
     v.M = M;
     return v;
   }
   std::size_t bytes() const {
-    std::size_t b = perm32.bytes() + perm64.bytes() + subproblems.bytes() + scratch.bytes();
+    std::size_t b = perm32.bytes() + perm64.bytes() + records.bytes() + subproblems.bytes() +
+                    scratch.bytes();
     for (int d = 0; d < 3; ++d) b += i0[d].bytes() + s[d].bytes();
     return b;
   }
@@ -98,6 +113,7 @@ struct PointPrepRequest {
   CountKind count = CountKind::Auto;
   BucketKnob bucket{};  // NUFFTMP_CUDA_BUCKET (tests): the bucket scatter's geometry
   BucketKernels bucket_kernels{};  // NUFFTMP_CUDA_BUCKET_P2 / _P3: its passes' variants
+  PointLayout layout = PointLayout::Split;  // NUFFTMP_CUDA_POINTS (sorted_layout: where it applies)
   StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
 };
 

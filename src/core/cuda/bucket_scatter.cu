@@ -55,10 +55,13 @@ std::size_t pass2_shared_bytes(std::int64_t buckets, int tile) {
          std::size_t(tile) * (2 + 2);
 }
 
-template <typename T, int D, typename I>
+// Per piece point: its s and i0 per axis and its user index (split) or its record (records),
+// then its key and source slot.
+template <typename T, int D, typename I, bool ToRecords>
 std::size_t pass3_shared_bytes(int per_bucket, int piece) {
-  return std::size_t(per_bucket) * (8 + 8 + 4 + 4) +
-         std::size_t(piece) * (D * sizeof(T) + sizeof(I) + D * 4 + 2 + 2);
+  const std::size_t staged =
+      ToRecords ? Record<T, D, I>::kWords * 4 : D * sizeof(T) + sizeof(I) + D * 4;
+  return std::size_t(per_bucket) * (8 + 8 + 4 + 4) + std::size_t(piece) * (staged + 2 + 2);
 }
 
 // Pass 2: block b sorts points [b span, (b + 1) span) of chunk c = (b span) >> shift by
@@ -195,13 +198,14 @@ __global__ void bucket_items_kernel(const I* bstart, std::int64_t G, std::int64_
 }
 
 // Pass 3: resident blocks take items from a counter; each piece of an item is sorted by bin in
-// shared memory and written as runs to the sorted arrays.
-template <typename T, int D, typename I, int Threads>
+// shared memory and written as runs to the sorted arrays (ToRecords: to the sorted records, each
+// record staged and copied whole - located only for its bin).
+template <typename T, int D, typename I, int Threads, bool ToRecords>
 __global__ void __launch_bounds__(Threads)
     bucket_unpack_kernel(const unsigned* records, GridView grid, BinView bins, int w,
                          int per_bucket, std::int64_t G, const I* table,
                          const BucketItem* items, std::int64_t capacity, I* perm,
-                         PointArrays<T> out, unsigned long long* status) {
+                         PointArrays<T> out, unsigned* sorted, unsigned long long* status) {
   using Rec = Record<T, D, I>;
   using Scan = cub::BlockScan<unsigned, Threads>;
   constexpr int kPiece = Threads * kP3PerThread;
@@ -211,10 +215,14 @@ __global__ void __launch_bounds__(Threads)
   extern __shared__ __align__(16) unsigned char smem[];
   std::int64_t* const ptr = reinterpret_cast<std::int64_t*>(smem);
   std::int64_t* const lim = ptr + per_bucket;
-  T* const ss = reinterpret_cast<T*>(lim + per_bucket);  // D x kPiece
+  // Split: s and i0 per axis (D x kPiece each) and the user index; records: kPiece records
+  // (16-byte aligned: ptr and lim are 8-byte words, per_bucket of each).
+  T* const ss = reinterpret_cast<T*>(lim + per_bucket);
   I* const sj = reinterpret_cast<I*>(ss + D * kPiece);
-  std::int32_t* const si0 = reinterpret_cast<std::int32_t*>(sj + kPiece);  // D x kPiece
-  unsigned* const cnt = reinterpret_cast<unsigned*>(si0 + D * kPiece);
+  std::int32_t* const si0 = reinterpret_cast<std::int32_t*>(sj + kPiece);
+  unsigned* const stage = reinterpret_cast<unsigned*>(lim + per_bucket);
+  unsigned* const cnt = ToRecords ? stage + kPiece * Rec::kWords
+                                  : reinterpret_cast<unsigned*>(si0 + D * kPiece);
   unsigned* const off = cnt + per_bucket;
   unsigned short* const key = reinterpret_cast<unsigned short*>(off + per_bucket);
   unsigned short* const src = key + kPiece;
@@ -262,12 +270,16 @@ __global__ void __launch_bounds__(Threads)
           ok = l >= 0 && l < nb;
           if (ok) {
             lb[k] = static_cast<int>(l);
+            if constexpr (ToRecords) {
+              Rec::store(stage, u, pc[k], jj[k]);  // the same bits as loaded
+            } else {
 #pragma unroll
-            for (int d = 0; d < D; ++d) {
-              si0[d * kPiece + u] = p.i0[d];
-              ss[d * kPiece + u] = p.s[d];
+              for (int d = 0; d < D; ++d) {
+                si0[d * kPiece + u] = p.i0[d];
+                ss[d * kPiece + u] = p.s[d];
+              }
+              sj[u] = static_cast<I>(jj[k]);
             }
-            sj[u] = static_cast<I>(jj[k]);
           } else {
             atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(jj[k]));
           }
@@ -295,14 +307,19 @@ __global__ void __launch_bounds__(Threads)
         const int l = key[t], u = src[t];
         const std::int64_t q = ptr[l] + (t - static_cast<int>(off[l]));
         if (q < lim[l]) {
-          perm[q] = sj[u];
+          if constexpr (ToRecords) {
+            Rec::copy(sorted, q, stage, u);
+          } else {
+            perm[q] = sj[u];
 #pragma unroll
-          for (int d = 0; d < D; ++d) {
-            out.i0[d][q] = si0[d * kPiece + u];
-            out.s[d][q] = ss[d * kPiece + u];
+            for (int d = 0; d < D; ++d) {
+              out.i0[d][q] = si0[d * kPiece + u];
+              out.s[d][q] = ss[d * kPiece + u];
+            }
           }
         } else {
-          atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(sj[u]));
+          const std::int64_t j = ToRecords ? Rec::load_index(stage, u) : std::int64_t(sj[u]);
+          atomicMin(status + kFirstInconsistent, static_cast<unsigned long long>(j));
         }
       }
       __syncthreads();
@@ -355,11 +372,11 @@ void bucket_pass2(const BucketRun<T, I>& r) {
   }
 }
 
-template <typename T, int D, typename I, int Threads>
+template <typename T, int D, typename I, int Threads, bool ToRecords>
 void launch_unpack(const BucketRun<T, I>& r) {
-  auto* kernel = bucket_unpack_kernel<T, D, I, Threads>;
+  auto* kernel = bucket_unpack_kernel<T, D, I, Threads, ToRecords>;
   const std::size_t bytes =
-      pass3_shared_bytes<T, D, I>(r.geo.bins_per_bucket, Threads * kP3PerThread);
+      pass3_shared_bytes<T, D, I, ToRecords>(r.geo.bins_per_bucket, Threads * kP3PerThread);
   allow_shared(kernel, bytes);
   int sms = 0, per_sm = 0;
   NUFFTMP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r.device));
@@ -370,7 +387,7 @@ void launch_unpack(const BucketRun<T, I>& r) {
                                                        r.item_capacity));
   kernel<<<static_cast<unsigned>(blocks), Threads, bytes, r.stream>>>(
       r.records, r.grid, r.bins, r.w, r.geo.bins_per_bucket, r.chunks, r.table, r.items,
-      r.item_capacity, r.perm, r.out, r.status);
+      r.item_capacity, r.perm, r.out, r.sorted_records, r.status);
   check_launch("bucket_unpack_kernel");
 }
 
@@ -382,14 +399,25 @@ void bucket_pass3(const BucketRun<T, I>& r) {
   bucket_items_kernel<I><<<static_cast<unsigned>(item_blocks), kItemThreads, 0, r.stream>>>(
       r.btable, r.chunks, r.geo.buckets, r.geo.item_points, r.item_capacity, r.items, r.status);
   check_launch("bucket_items_kernel");
+  // The records layout has 32-bit indices only (sorted_layout): no 64-bit records variant.
+  if constexpr (sizeof(I) == 4) {
+    if (r.sorted_records != nullptr) {
+      switch (r.kernels.pass3) {
+        case BucketPass3::Piece2k: return launch_unpack<T, D, I, 512, true>(r);
+        case BucketPass3::Piece4k: return launch_unpack<T, D, I, 1024, true>(r);
+      }
+    }
+  } else if (r.sorted_records != nullptr) {
+    throw Error(ErrorCode::Internal, "set_points: records layout with 64-bit indices");
+  }
   switch (r.kernels.pass3) {
-    case BucketPass3::Piece2k: return launch_unpack<T, D, I, 512>(r);
-    case BucketPass3::Piece4k: return launch_unpack<T, D, I, 1024>(r);
+    case BucketPass3::Piece2k: return launch_unpack<T, D, I, 512, false>(r);
+    case BucketPass3::Piece4k: return launch_unpack<T, D, I, 1024, false>(r);
   }
 }
 
 template <typename T, int D>
-void load_bucket_kernels(const BucketKernels& k) {
+void load_bucket_kernels(const BucketKernels& k, bool records) {
   using I = std::int32_t;
   switch (k.pass2) {
     case BucketPass2::Chunk:
@@ -403,10 +431,14 @@ void load_bucket_kernels(const BucketKernels& k) {
       break;
   }
   load_kernel(bucket_items_kernel<I>, "bucket_items_kernel");
-  if (k.pass3 == BucketPass3::Piece4k)
-    load_kernel(bucket_unpack_kernel<T, D, I, 1024>, "bucket_unpack_kernel");
-  else
-    load_kernel(bucket_unpack_kernel<T, D, I, 512>, "bucket_unpack_kernel");
+  const char* p3 = "bucket_unpack_kernel";
+  if (k.pass3 == BucketPass3::Piece4k) {
+    if (records) load_kernel(bucket_unpack_kernel<T, D, I, 1024, true>, p3);
+    else load_kernel(bucket_unpack_kernel<T, D, I, 1024, false>, p3);
+  } else {
+    if (records) load_kernel(bucket_unpack_kernel<T, D, I, 512, true>, p3);
+    else load_kernel(bucket_unpack_kernel<T, D, I, 512, false>, p3);
+  }
 }
 
 #define NUFFTMP_BUCKET_INSTANTIATE(T, D, I)                          \
@@ -415,7 +447,7 @@ void load_bucket_kernels(const BucketKernels& k) {
 #define NUFFTMP_BUCKET_INSTANTIATE_TD(T, D)           \
   NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int32_t)      \
   NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int64_t)      \
-  template void load_bucket_kernels<T, D>(const BucketKernels&);
+  template void load_bucket_kernels<T, D>(const BucketKernels&, bool);
 NUFFTMP_BUCKET_INSTANTIATE_TD(float, 1)
 NUFFTMP_BUCKET_INSTANTIATE_TD(float, 2)
 NUFFTMP_BUCKET_INSTANTIATE_TD(float, 3)

@@ -12,7 +12,8 @@
 //           large: clustered points), taken by resident blocks from a counter; each piece of
 //           2048 records (4096: variant piece4k) of an item is located again from the records'
 //           bits (i0/s equal every other variant's), sorted by bin in shared memory and written
-//           as runs into i0/s per axis and the permutation. The bins' starts for the item come from the scanned
+//           as runs into i0/s per axis and the permutation (records layout: the records
+//           themselves, whole). The bins' starts for the item come from the scanned
 //           (bin, chunk) table of the counting: start of (bin, first chunk of the item).
 // Every write is bounds-checked against its segment (bucket and chunk in pass 2, bin and chunk
 // range in pass 3) and a record whose bin is not its bucket's is refused: if the coordinates
@@ -55,6 +56,7 @@ struct BucketRun {
   std::int64_t item_capacity;
   I* perm;
   sort_device::PointArrays<T> out;  // i0/s per axis
+  unsigned* sorted_records;  // non-null: records layout, pass 3 writes records (no perm, i0/s)
   unsigned long long* status;
   int device;
   cudaStream_t stream;
@@ -67,8 +69,9 @@ template <typename T, int D, typename I>
 void bucket_pass2(const BucketRun<T, I>& r);
 template <typename T, int D, typename I>
 void bucket_pass3(const BucketRun<T, I>& r);
-// Loads the kernels of both passes in variant k (32-bit indices), as load_point_kernels does.
+// Loads the kernels of both passes in variant k (32-bit indices), as load_point_kernels does;
+// records: pass 3 as it runs in the records layout.
 template <typename T, int D>
-void load_bucket_kernels(const BucketKernels& k);
+void load_bucket_kernels(const BucketKernels& k, bool records);
 
 }  // namespace nufftmp::detail

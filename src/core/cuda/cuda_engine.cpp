@@ -57,7 +57,8 @@ class CudaEngine final : public Engine<T> {
         count_(count_from_env(std::getenv("NUFFTMP_CUDA_COUNT"))),
         bucket_(bucket_knob_from_env(std::getenv("NUFFTMP_CUDA_BUCKET"))),
         bucket_kernels_(bucket_kernels_from_env(std::getenv("NUFFTMP_CUDA_BUCKET_P2"),
-                                                std::getenv("NUFFTMP_CUDA_BUCKET_P3"), cfg.dim)) {
+                                                std::getenv("NUFFTMP_CUDA_BUCKET_P3"), cfg.dim)),
+        layout_(point_layout_from_env(std::getenv("NUFFTMP_CUDA_POINTS"))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -229,6 +230,7 @@ class CudaEngine final : public Engine<T> {
     r.count = count_;
     r.bucket = bucket_;
     r.bucket_kernels = bucket_kernels_;
+    r.layout = layout_;
     return r;
   }
 
@@ -475,6 +477,12 @@ class CudaEngine final : public Engine<T> {
     a.pts.M = 1;
     a.num_subs = 1;
     a.load_only = true;
+    // The layout set_points will write (sorted_layout, 32-bit indices) picks the kernels; a
+    // stand-in records pointer selects them, nothing is launched.
+    static const unsigned stand_in = 0;
+    const bool records = ch.method != Method::GM &&
+                         sorted_layout(layout_, scatter_, false) == PointLayout::Records;
+    a.pts.records = records ? &stand_in : nullptr;
     if (cfg_.type == 1) {
       switch (ch.method) {
         case Method::SM: spread_sm<T>(a, coeffs_); break;
@@ -531,6 +539,7 @@ class CudaEngine final : public Engine<T> {
   CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
   BucketKnob bucket_;    // NUFFTMP_CUDA_BUCKET (tests)
   BucketKernels bucket_kernels_;  // NUFFTMP_CUDA_BUCKET_P2 / _P3 (A/B runs)
+  PointLayout layout_;            // NUFFTMP_CUDA_POINTS (A/B runs)
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;

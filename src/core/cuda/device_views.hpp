@@ -4,7 +4,6 @@
 
 #include <cstdint>
 
-#include "common/host_device.hpp"
 #include "common/kernel.hpp"
 
 namespace nufftmp::detail {
@@ -19,27 +18,41 @@ struct KernelCoeffs {
   int w;
 };
 
-// Points after set_points, in processing order (bin-sorted, or user order without sorting).
-// Per dimension: i0 = first fine-grid cell the kernel touches (exact integer; may be negative
-// by up to w/2) and s in [-1, 1), the Horner argument. Splitting the fine-grid coordinate into
-// an integer and a small fraction keeps float exact on grids past 2^24 cells.
+// Points after set_points, in processing order (bin-sorted, or user order without sorting), in
+// one of two layouts (sort_strategy.hpp PointLayout; kernels read them through point_access.cuh
+// only). Split: per dimension i0 = first fine-grid cell the kernel touches (exact integer; may be
+// negative by up to w/2) and s in [-1, 1), the Horner argument - splitting the fine-grid
+// coordinate into an integer and a small fraction keeps float exact on grids past 2^24 cells -
+// and the permutation. Records: the sorted packed records (point_record.cuh; coordinates and
+// 32-bit user index), from which i0 and s are computed with the sort's own arithmetic and the
+// grid and width it sorted with (nf, w).
 template <typename T>
 struct PointsView {
   const std::int32_t* i0[3];
   const T* s[3];
   // Processing position -> user index: 32-bit for M < 2^31 (cuda/index_width.hpp), else 64-bit;
-  // both nullptr = identity (unsorted).
+  // both nullptr = identity (unsorted) or records layout.
   const std::int32_t* perm32;
   const std::int64_t* perm64;
+  const unsigned* records;  // non-null: records layout (i0, s and perm null)
+  std::int32_t nf[3];       // records layout: the fine grid and width the sort used
+  int w;
   std::int64_t M;
 };
 
-// The user's index of the point at processing position i. The pointers are kernel parameters,
-// so the branch is uniform.
+// The layouts as the types kernels are compiled for (their template parameter P, chosen by
+// dispatch_kernel in width_dispatch.hpp): each layout's kernels get their own registers. One
+// kernel with a uniform run-time branch held the larger of both (ptxas, sm_90: interp_sweep
+// float 2D w 6 64 -> 80 registers, spread_sweep 51 -> 64, interp_dealt 2D 32 -> 40), today's
+// split kernels included.
 template <typename T>
-NUFFTMP_HD std::int64_t user_index(const PointsView<T>& p, std::int64_t i) {
-  return p.perm32 ? std::int64_t(p.perm32[i]) : (p.perm64 ? p.perm64[i] : i);
-}
+struct SplitPoints : PointsView<T> {
+  SplitPoints(const PointsView<T>& v) : PointsView<T>(v) {}  // NOLINT: implicit at launches
+};
+template <typename T>
+struct RecordPoints : PointsView<T> {
+  RecordPoints(const PointsView<T>& v) : PointsView<T>(v) {}  // NOLINT: implicit at launches
+};
 
 struct GridView {
   std::int32_t nf[3];  // fine grid per dim (1 for unused dims); each < 2^31

@@ -21,8 +21,8 @@ namespace nufftmp::detail {
 
 namespace {
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) interp_dealt_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) interp_dealt_kernel(P pts, GridView grid,
                                                            BinView bins, TileView tile,
                                                            KernelCoeffs<T> kc,
                                                            const Subproblem* subs,
@@ -49,11 +49,15 @@ __global__ void __launch_bounds__(256) interp_dealt_kernel(PointsView<T> pts, Gr
     const int p = r0 + threadIdx.x;
     const bool in = p < sub.count;
     const std::int64_t i = sub.start + p;
+    // The whole point now (its s waits in registers for the staging below): a record is read
+    // once.
+    PointAt<T, D> pt{};
     int l0 = 0;
     if (in) {
-      l0 = pts.i0[0][i] - origin[0];
-      if (D >= 2) l0 += tile.stride0 * (pts.i0[1][i] - origin[1]);
-      if (D == 3) l0 += rowz * (pts.i0[2][i] - origin[2]);
+      pt = point_at<D>(pts, i);
+      l0 = pt.i0[0] - origin[0];
+      if (D >= 2) l0 += tile.stride0 * (pt.i0[D >= 2 ? 1 : 0] - origin[1]);
+      if (D == 3) l0 += rowz * (pt.i0[D - 1] - origin[2]);
     }
     const int key = in ? (l0 & (K - 1)) : -1;
     const unsigned peers = __match_any_sync(0xffffffffu, key);
@@ -81,7 +85,7 @@ __global__ void __launch_bounds__(256) interp_dealt_kernel(PointsView<T> pts, Gr
       st_l0[pos] = l0;
       st_p[pos] = p;
 #pragma unroll
-      for (int d = 0; d < D; ++d) st_s[d * blockDim.x + pos] = pts.s[d][i];
+      for (int d = 0; d < D; ++d) st_s[d * blockDim.x + pos] = pt.s[d];
     }
     __syncthreads();
     if (in) {  // the round's points fill positions 0 .. (its count - 1): one per thread
@@ -90,7 +94,7 @@ __global__ void __launch_bounds__(256) interp_dealt_kernel(PointsView<T> pts, Gr
       T k[D][W];
 #pragma unroll
       for (int d = 0; d < D; ++d) eval_kernel<W>(kc, st_s[d * blockDim.x + threadIdx.x], k[d]);
-      c[user_index(pts, sub.start + q)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
+      c[user_index<D>(pts, sub.start + q)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
         const int row = b + tile.stride0 * dy + rowz * dz;
         return [=](int dx) { return cells[row + dx]; };
       });
@@ -108,9 +112,9 @@ void interp_dealt(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   const int threads = a.threads > 0 ? a.threads : 256;
   const std::size_t shmem =
       deal_layout(a.dim, sizeof(T), make_tile(a.dim, a.w, a.bins), threads).total;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_subproblem(interp_dealt_kernel<T, W.value, D.value>, "interp_dealt_kernel", a, k,
-                          shmem, as_const_cplx(a.fw), as_cplx(a.c));
+  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+    launch_per_subproblem(interp_dealt_kernel<T, W.value, D.value, decltype(P)>,
+                          "interp_dealt_kernel", a, k, shmem, as_const_cplx(a.fw), as_cplx(a.c));
   });
 }
 

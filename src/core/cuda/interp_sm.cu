@@ -16,8 +16,8 @@ namespace nufftmp::detail {
 
 namespace {
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) interp_sm_group_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) interp_sm_group_kernel(P pts, GridView grid,
                                                         BinView bins, TileView tile,
                                                         KernelCoeffs<T> kc,
                                                         const Subproblem* subs,
@@ -37,23 +37,25 @@ __global__ void __launch_bounds__(256) interp_sm_group_kernel(PointsView<T> pts,
   for_each_point_by_group(g, sub.count, threadIdx.x >> 5, blockDim.x >> 5,
                           [&](std::int64_t p, bool active) {
     const std::int64_t i = sub.start + p;
+    PointAt<T, D> pt{};
+    if (active) pt = point_at<D>(pts, i);
     T tap[3];
-    group_taps<D>(tc, pts, i, active, tap);
+    group_taps<D>(tc, pt, active, tap);
     int b = 0;
     if (active) {
-      b = pts.i0[0][i] - origin[0] + g.dx;
-      if (D >= 2) b += tile.stride0 * (pts.i0[1][i] - origin[1]);
-      if (D == 3) b += rowz * (pts.i0[2][i] - origin[2]);
+      b = pt.i0[0] - origin[0] + g.dx;
+      if (D >= 2) b += tile.stride0 * (pt.i0[D >= 2 ? 1 : 0] - origin[1]);
+      if (D == 3) b += rowz * (pt.i0[D - 1] - origin[2]);
     }
     const cplx<T> v = group_gather<W, D>(g, active, tap, [&](int dz, int dy) {
       return cells[b + rowz * dz + tile.stride0 * dy];
     });
-    if (active && g.dx == 0) c[user_index(pts, i)] = v;
+    if (active && g.dx == 0) c[pt.j] = v;
   });
 }
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) interp_sm_thread_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) interp_sm_thread_kernel(P pts, GridView grid,
                                                                BinView bins, TileView tile,
                                                                KernelCoeffs<T> kc,
                                                                const Subproblem* subs,
@@ -68,10 +70,11 @@ __global__ void __launch_bounds__(256) interp_sm_thread_kernel(PointsView<T> pts
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
+    const PointAt<T, D> pt = point_at<D>(pts, i);
     T k[D][W];
     int l0[3];
-    point_in_tile<W, D>(kc, pts, i, origin, k, l0);
-    c[user_index(pts, i)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
+    point_in_tile<W, D>(kc, pt, origin, k, l0);
+    c[pt.j] = gather_stencil<W, D>(k, [&](int dz, int dy) {
       const int b = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
       return [=](int dx) { return cells[b + dx]; };
     });
@@ -89,12 +92,14 @@ void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
   const bool groups = a.variant == KernelVariant::Group;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
+  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+    using Pts = decltype(P);
     if (groups)
-      launch_per_subproblem(interp_sm_group_kernel<T, W.value, D.value>, "interp_sm_group_kernel",
-                            a, k, shmem, as_const_cplx(a.fw), as_cplx(a.c));
+      launch_per_subproblem(interp_sm_group_kernel<T, W.value, D.value, Pts>,
+                            "interp_sm_group_kernel", a, k, shmem, as_const_cplx(a.fw),
+                            as_cplx(a.c));
     else
-      launch_per_subproblem(interp_sm_thread_kernel<T, W.value, D.value>,
+      launch_per_subproblem(interp_sm_thread_kernel<T, W.value, D.value, Pts>,
                             "interp_sm_thread_kernel", a, k, shmem, as_const_cplx(a.fw),
                             as_cplx(a.c));
   });

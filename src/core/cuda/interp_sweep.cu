@@ -14,8 +14,8 @@ namespace nufftmp::detail {
 
 namespace {
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) interp_sweep_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) interp_sweep_kernel(P pts, GridView grid,
                                                            BinView bins, TileView tile,
                                                            KernelCoeffs<T> kc,
                                                            const Subproblem* subs, int maxsub,
@@ -99,13 +99,14 @@ __global__ void __launch_bounds__(256) interp_sweep_kernel(PointsView<T> pts, Gr
   } else {
     sweep_bucket<W, D>(
         kc, pts, sub, sh, work, 0, sub.count,
-        [&](int j) { return pts.i0[0][sub.start + j] - origin[0]; }, [](int j) { return j; },
+        [&](int j) { return point_at<D>(pts, sub.start + j).i0[0] - origin[0]; },
+        [](int j) { return j; },
         extra, process);
   }
   (void)next;
   __syncthreads();
   for (int j = threadIdx.x; j < sub.count; j += blockDim.x) {
-    const int ox = D == 2 ? int(sh.ox[j]) : pts.i0[0][sub.start + j] - origin[0];
+    const int ox = D == 2 ? int(sh.ox[j]) : point_at<D>(pts, sub.start + j).i0[0] - origin[0];
     const int p = D == 2 ? int(sh.idx[j]) : j;
     cplx<T> v = part_first[j];
     if (ox >= 0 && (ox >> 5) != ((ox + W - 1) >> 5)) {
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(256) interp_sweep_kernel(PointsView<T> pts, Gr
       v.x += u.x;
       v.y += u.y;
     }
-    c[user_index(pts, sub.start + p)] = v;
+    c[user_index<D>(pts, sub.start + p)] = v;
   }
 }
 
@@ -122,7 +123,9 @@ __global__ void __launch_bounds__(256) interp_sweep_kernel(PointsView<T> pts, Gr
 template <typename T>
 void interp_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   launch_sweep(2, "interp_sweep_kernel", a, k,
-               [](auto W, auto D) { return interp_sweep_kernel<T, W.value, D.value>; },
+               [](auto W, auto D, auto P) {
+                 return interp_sweep_kernel<T, W.value, D.value, decltype(P)>;
+               },
                as_const_cplx(a.fw), as_cplx(a.c));
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cuda/device_views.hpp"
+#include "cuda/point_access.cuh"
 
 namespace nufftmp::detail {
 
@@ -60,32 +61,30 @@ __device__ __forceinline__ void for_each_point(std::int64_t M, F&& f) {
     f(i);
 }
 
-// Point i's kernel values k[d][t] and the wrapped fine-grid indices idx[d][t] of its stencil.
+// Point pt's kernel values k[d][t] and the wrapped fine-grid indices idx[d][t] of its stencil.
 template <int W, int D, typename T>
-__device__ __forceinline__ void point_stencil(const KernelCoeffs<T>& kc, const PointsView<T>& pts,
-                                              const GridView& grid, std::int64_t i,
-                                              T (&k)[D][W], int (&idx)[D][W]) {
+__device__ __forceinline__ void point_stencil(const KernelCoeffs<T>& kc, const PointAt<T, D>& pt,
+                                              const GridView& grid, T (&k)[D][W],
+                                              int (&idx)[D][W]) {
 #pragma unroll
   for (int d = 0; d < D; ++d) {
-    eval_kernel<W>(kc, pts.s[d][i], k[d]);
-    const int i0 = pts.i0[d][i];
+    eval_kernel<W>(kc, pt.s[d], k[d]);
 #pragma unroll
-    for (int t = 0; t < W; ++t) idx[d][t] = wrap_once(i0 + t, grid.nf[d]);
+    for (int t = 0; t < W; ++t) idx[d][t] = wrap_once(pt.i0[d] + t, grid.nf[d]);
   }
 }
 
-// Point i's kernel values and its first stencil cell relative to a tile origin (no wrap:
+// Point pt's kernel values and its first stencil cell relative to a tile origin (no wrap:
 // the tile holds the whole stencil).
 template <int W, int D, typename T>
-__device__ __forceinline__ void point_in_tile(const KernelCoeffs<T>& kc, const PointsView<T>& pts,
-                                              std::int64_t i, const int* origin, T (&k)[D][W],
-                                              int (&l0)[3]) {
+__device__ __forceinline__ void point_in_tile(const KernelCoeffs<T>& kc, const PointAt<T, D>& pt,
+                                              const int* origin, T (&k)[D][W], int (&l0)[3]) {
 #pragma unroll
   for (int d = 0; d < 3; ++d) l0[d] = 0;
 #pragma unroll
   for (int d = 0; d < D; ++d) {
-    eval_kernel<W>(kc, pts.s[d][i], k[d]);
-    l0[d] = pts.i0[d][i] - origin[d];
+    eval_kernel<W>(kc, pt.s[d], k[d]);
+    l0[d] = pt.i0[d] - origin[d];
   }
 }
 

@@ -104,12 +104,12 @@ __device__ __forceinline__ void for_each_point_by_group(const LaneGroup<W>& g, s
   }
 }
 
-// The lane's kernel values for point i on each axis (1 on unused axes).
+// The lane's kernel values for point pt on each axis (1 on unused axes).
 template <int D, typename T>
-__device__ __forceinline__ void group_taps(const TapCoeffs<T>& tc, const PointsView<T>& pts,
-                                           std::int64_t i, bool active, T (&tap)[3]) {
+__device__ __forceinline__ void group_taps(const TapCoeffs<T>& tc, const PointAt<T, D>& pt,
+                                           bool active, T (&tap)[3]) {
 #pragma unroll
-  for (int d = 0; d < 3; ++d) tap[d] = (d < D && active) ? tc(pts.s[d][i]) : T(1);
+  for (int d = 0; d < 3; ++d) tap[d] = (d < D && active) ? tc(pt.s[d < D ? d : 0]) : T(1);
 }
 
 }  // namespace nufftmp::detail

@@ -160,6 +160,33 @@ constexpr int packed_record_words(int dim, int real_bytes, int index_bytes) {
   return w <= 2 ? 2 : w <= 4 ? 4 : (w + 1) / 2 * 2;
 }
 
+// The points' layout after set_points (NUFFTMP_CUDA_POINTS; A/B runs, PERFORMANCE.md "records
+// layout"), read by every execute kernel through one accessor (point_access.cuh):
+//   split    i0 and s per axis and the permutation, 2 dim + 1 arrays (float 3D: 28 bytes a point);
+//   records  the sorted packed records themselves (the coordinates bit for bit and the user index;
+//            float 3D: 16 bytes, one vector load); the kernels compute i0 and s from the bits with
+//            the function the sort locates with, so they equal split's bit for bit. The packed
+//            scatter's output is then final (no unpack pass) and the bucket's pass 3 writes
+//            records instead of 2 dim + 1 arrays.
+enum class PointLayout { Split, Records };
+inline const char* point_layout_name(PointLayout k) {
+  return k == PointLayout::Split ? "split" : "records";
+}
+// The value of NUFFTMP_CUDA_POINTS (null or empty: split).
+inline PointLayout point_layout_from_env(const char* value) {
+  return choice_from_env("NUFFTMP_CUDA_POINTS", value, {PointLayout::Split, PointLayout::Records},
+                         point_layout_name, PointLayout::Split);
+}
+// The layout a sort writes when `wanted` is asked for: records only where the scatter makes
+// records (packed, bucket) and the indices are 32-bit (the kernels decode one record size per
+// precision and dimension: Record<T, D, int32>); the gather and direct scatters, 64-bit indices
+// (M >= 2^31) and unsorted points (GM) keep split.
+inline PointLayout sorted_layout(PointLayout wanted, ScatterKind scatter, bool index64) {
+  const bool records_scatter = scatter == ScatterKind::Packed || scatter == ScatterKind::Bucket;
+  return wanted == PointLayout::Records && records_scatter && !index64 ? PointLayout::Records
+                                                                        : PointLayout::Split;
+}
+
 // The bucket scatter's geometry. Buckets are runs of `bins_per_bucket` consecutive bins
 // (`buckets` of them). Pass 2 sorts each tile of a chunk by bucket in shared memory, so a
 // bucket's run of a tile (tile / buckets records: 16 for 4096-point tiles and 256 buckets) is

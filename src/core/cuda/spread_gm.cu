@@ -7,16 +7,17 @@ namespace nufftmp::detail {
 
 namespace {
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) spread_gm_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) spread_gm_kernel(P pts, GridView grid,
                                                         KernelCoeffs<T> kc, const cplx<T>* c,
                                                         cplx<T>* fw) {
   select_vector(c, pts.M, fw, grid.total);
   for_each_point(pts.M, [&](std::int64_t i) {
-    const cplx<T> cv = c[user_index(pts, i)];
+    const PointAt<T, D> pt = point_at<D>(pts, i);
+    const cplx<T> cv = c[pt.j];
     T k[D][W];
     int idx[D][W];
-    point_stencil<W, D>(kc, pts, grid, i, k, idx);
+    point_stencil<W, D>(kc, pt, grid, k, idx);
     scatter_stencil<W, D>(k, cv, [&](int dz, int dy) {
       const std::int64_t zoff =
           D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;
@@ -32,9 +33,9 @@ __global__ void __launch_bounds__(256) spread_gm_kernel(PointsView<T> pts, GridV
 template <typename T>
 void spread_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0) return;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_point(spread_gm_kernel<T, W.value, D.value>, "spread_gm_kernel", a, a.pts, a.grid,
-                     k, as_const_cplx(a.c), as_cplx(a.fw));
+  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+    launch_per_point(spread_gm_kernel<T, W.value, D.value, decltype(P)>, "spread_gm_kernel", a,
+                     a.pts, a.grid, k, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 

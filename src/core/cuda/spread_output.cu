@@ -29,8 +29,8 @@ struct Rows {
 // bounded by sum_j |c_j| (kernel values <= 1), and that sum maps to the accumulator's full
 // scale. In 3D with 4-wide bins, the default, double goes to the register-row kernel of
 // spread_output_rows.cu instead.
-template <typename T, typename Acc, int W, int D>
-__global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, GridView grid,
+template <typename T, typename Acc, int W, int D, typename P>
+__global__ void __launch_bounds__(256) spread_output_kernel(P pts, GridView grid,
                                                             BinView bins, TileView tile,
                                                             KernelCoeffs<T> kc,
                                                             const Subproblem* subs, int np,
@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
   if constexpr (Acc::kFixed) {
     T sum = T(0);
     for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
-      const cplx<T> cv = c[user_index(pts, sub.start + p)];
+      const cplx<T> cv = c[user_index<D>(pts, sub.start + p)];
       sum += fabs(cv.x) + fabs(cv.y);
     }
 #pragma unroll
@@ -72,13 +72,14 @@ __global__ void __launch_bounds__(256) spread_output_kernel(PointsView<T> pts, G
     for (int task = threadIdx.x; task < n * D; task += blockDim.x) {
       const int p = task / D, d = task - p * D;
       const std::int64_t i = sub.start + first + p;
+      const AxisAt<T> ax = point_axis<D>(pts, i, d);
       T k[W];
-      eval_kernel<W>(kc, pts.s[d][i], k);
+      eval_kernel<W>(kc, ax.s, k);
 #pragma unroll
       for (int t = 0; t < W; ++t) kval[task * W + t] = k[t];
-      offs[task] = (pts.i0[d][i] - origin[d]) * tstride[d];
+      offs[task] = (ax.i0 - origin[d]) * tstride[d];
       if (d == 0) {
-        const cplx<T> cv = c[user_index(pts, i)];
+        const cplx<T> cv = c[user_index<D>(pts, i)];
         cval[2 * p] = cv.x * scale;
         cval[2 * p + 1] = cv.y * scale;
       }
@@ -135,8 +136,8 @@ void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);
   auto launch = [&](auto acc) {
     using Acc = decltype(acc);
-    dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-      launch_per_subproblem(spread_output_kernel<T, Acc, W.value, D.value>,
+    dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+      launch_per_subproblem(spread_output_kernel<T, Acc, W.value, D.value, decltype(P)>,
                             "spread_output_kernel", a, k, shmem, np, as_const_cplx(a.c),
                             as_cplx(a.fw));
     });

@@ -23,8 +23,8 @@ constexpr int row_len() {
   return kRowsBinX + 2 * ((W + 1) / 2);
 }
 
-template <int W, int D>
-__global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts, GridView grid,
+template <int W, int D, typename P>
+__global__ void __launch_bounds__(256) spread_rows_kernel(P pts, GridView grid,
                                                           BinView bins, TileView tile,
                                                           KernelCoeffs<double> kc,
                                                           const Subproblem* subs, int np,
@@ -56,9 +56,10 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
       for (int task = threadIdx.x; task < n * D; task += blockDim.x) {
         const int p = task / D, d = task - D * p;
         const std::int64_t i = sub.start + first + p;
+        const AxisAt<double> ax = point_axis<D>(pts, i, d);
         double k[W];
-        eval_kernel<W>(kc, pts.s[d][i], k);
-        const int off = pts.i0[d][i] - origin[d];
+        eval_kernel<W>(kc, ax.s, k);
+        const int off = ax.i0 - origin[d];
         if (d == 0) {
 #pragma unroll
           for (int x = 0; x < RX; ++x) {
@@ -67,7 +68,7 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(PointsView<double> pts
             for (int t = 0; t < W; ++t) v = (x - off == t) ? k[t] : v;
             kx[p * RX + x] = v;
           }
-          cv[p] = c[user_index(pts, i)];
+          cv[p] = c[user_index<D>(pts, i)];
         } else {
 #pragma unroll
           for (int t = 0; t < W; ++t) kyz[(NR * p + d - 1) * W + t] = k[t];
@@ -130,10 +131,11 @@ void spread_rows(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
   const int rows = tile.width[1] * tile.width[2];
   l.threads = rows < 256 ? (rows + 31) / 32 * 32 : 256;
   const std::size_t shmem = spread_rows_shared_bytes(a.dim, a.w, a.bins, np);
-  dispatch_width_dim<double>(a.w, a.dim, [&](auto W, auto D) {
+  dispatch_kernel<double>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
     if constexpr (D.value >= 2)
-      launch_per_subproblem(spread_rows_kernel<W.value, D.value>, "spread_rows_kernel", l, k,
-                            shmem, np, as_const_cplx(a.c), as_cplx(a.fw));
+      launch_per_subproblem(spread_rows_kernel<W.value, D.value, decltype(P)>,
+                            "spread_rows_kernel", l, k, shmem, np, as_const_cplx(a.c),
+                            as_cplx(a.fw));
     else
       throw Error(ErrorCode::Internal, "the register-row spreader is built for 2D and 3D only");
   });

@@ -9,8 +9,8 @@ namespace nufftmp::detail {
 
 namespace {
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) spread_sm_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) spread_sm_kernel(P pts, GridView grid,
                                                         BinView bins, TileView tile,
                                                         KernelCoeffs<T> kc,
                                                         const Subproblem* subs,
@@ -25,10 +25,11 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(PointsView<T> pts, GridV
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
-    const cplx<T> cv = c[user_index(pts, i)];
+    const PointAt<T, D> pt = point_at<D>(pts, i);
+    const cplx<T> cv = c[pt.j];
     T k[D][W];
     int l0[3];
-    point_in_tile<W, D>(kc, pts, i, origin, k, l0);
+    point_in_tile<W, D>(kc, pt, origin, k, l0);
     scatter_stencil<W, D>(k, cv, [&](int dz, int dy) {
       const int base = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
       return [=](int dx, T r, T m) {
@@ -47,9 +48,9 @@ template <typename T>
 void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
-    launch_per_subproblem(spread_sm_kernel<T, W.value, D.value>, "spread_sm_kernel", a, k, shmem,
-                          as_const_cplx(a.c), as_cplx(a.fw));
+  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+    launch_per_subproblem(spread_sm_kernel<T, W.value, D.value, decltype(P)>, "spread_sm_kernel",
+                          a, k, shmem, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 

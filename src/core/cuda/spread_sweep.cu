@@ -14,8 +14,8 @@ namespace nufftmp::detail {
 
 namespace {
 
-template <typename T, int W, int D>
-__global__ void __launch_bounds__(256) spread_sweep_kernel(PointsView<T> pts, GridView grid,
+template <typename T, int W, int D, typename P>
+__global__ void __launch_bounds__(256) spread_sweep_kernel(P pts, GridView grid,
                                                            BinView bins, TileView tile,
                                                            KernelCoeffs<T> kc,
                                                            const Subproblem* subs, int maxsub,
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(256) spread_sweep_kernel(PointsView<T> pts, Gr
     if (col && (re != T(0) || im != T(0)))
       atomic_add_cplx(fw + sweep_row_offset<D>(grid, origin, row) + gx, re, im);
   };
-  auto extra = [&](int slot, int, std::int64_t i) { sh.warp.c[slot] = c[user_index(pts, i)]; };
+  auto extra = [&](int slot, int, std::int64_t i) { sh.warp.c[slot] = c[user_index<D>(pts, i)]; };
   auto process = [&](int nq) {
 #pragma unroll 4
     for (int q = 0; q < nq; ++q) {  // unrolled: the next points' loads issue early
@@ -81,7 +81,8 @@ __global__ void __launch_bounds__(256) spread_sweep_kernel(PointsView<T> pts, Gr
   } else {
     sweep_bucket<W, D>(
         kc, pts, sub, sh, work, 0, sub.count,
-        [&](int j) { return pts.i0[0][sub.start + j] - origin[0]; }, [](int j) { return j; },
+        [&](int j) { return point_at<D>(pts, sub.start + j).i0[0] - origin[0]; },
+        [](int j) { return j; },
         extra, process);
     flush(0, wr[0], wi[0]);
   }
@@ -92,7 +93,9 @@ __global__ void __launch_bounds__(256) spread_sweep_kernel(PointsView<T> pts, Gr
 template <typename T>
 void spread_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   launch_sweep(1, "spread_sweep_kernel", a, k,
-               [](auto W, auto D) { return spread_sweep_kernel<T, W.value, D.value>; },
+               [](auto W, auto D, auto P) {
+                 return spread_sweep_kernel<T, W.value, D.value, decltype(P)>;
+               },
                as_const_cplx(a.c), as_cplx(a.fw));
 }
 

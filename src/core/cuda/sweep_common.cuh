@@ -135,9 +135,9 @@ __device__ __forceinline__ void count_strip_load(int* load, bool in, int ox) {
 // within a bucket come from one shared atomic per (warp, bucket) (__match_any_sync), native for
 // 32-bit integers. Out-of-range rows (inconsistent input) are clamped, which keeps every access
 // in bounds. Every thread of the block must call it (barriers); it ends with one.
-template <int W, typename T>
-__device__ void sort_by_row(const PointsView<T>& pts, const Subproblem& sub, const int* origin,
-                            int nb, const SweepShared<T>& sh) {
+template <int W, typename T, typename P>
+__device__ void sort_by_row(const P& pts, const Subproblem& sub, const int* origin, int nb,
+                            const SweepShared<T>& sh) {
   const int lane = threadIdx.x & 31;
   for (int t = threadIdx.x; t <= nb; t += blockDim.x) sh.cnt[t] = 0;
   if (threadIdx.x < kSweepMaxStrips) sh.load[threadIdx.x] = 0;
@@ -145,7 +145,8 @@ __device__ void sort_by_row(const PointsView<T>& pts, const Subproblem& sub, con
   for (int base = threadIdx.x & ~31; base < sub.count; base += blockDim.x) {
     const int p = base + lane;
     const bool in = p < sub.count;
-    const int oy = in ? clamp_int(pts.i0[1][sub.start + p] - origin[1], 0, nb - 1) : -1;
+    const int oy = in ? clamp_int(point_at<2>(pts, sub.start + p).i0[1] - origin[1], 0, nb - 1)
+                      : -1;
     const unsigned peers = __match_any_sync(0xffffffffu, oy);
     const int leader = __ffs(peers) - 1;
     int first = 0;
@@ -175,10 +176,10 @@ __device__ void sort_by_row(const PointsView<T>& pts, const Subproblem& sub, con
     const bool in = p < sub.count;
     int ox = 0;
     if (in) {
-      const std::int64_t i = sub.start + p;
-      const int oy = clamp_int(pts.i0[1][i] - origin[1], 0, nb - 1);
+      const PointAt<T, 2> pt = point_at<2>(pts, sub.start + p);
+      const int oy = clamp_int(pt.i0[1] - origin[1], 0, nb - 1);
       const int pos = sh.cnt[oy] + sh.rank[p];
-      ox = pts.i0[0][i] - origin[0];
+      ox = pt.i0[0] - origin[0];
       sh.idx[pos] = static_cast<std::uint16_t>(p);
       sh.ox[pos] = static_cast<std::int16_t>(ox);
     }
@@ -188,15 +189,15 @@ __device__ void sort_by_row(const PointsView<T>& pts, const Subproblem& sub, con
 }
 
 // The strip loads in 1D (no sort: the subproblem's order is the bucket's). Ends with a barrier.
-template <int W, typename T>
-__device__ void count_loads_1d(const PointsView<T>& pts, const Subproblem& sub, const int* origin,
+template <int W, typename T, typename P>
+__device__ void count_loads_1d(const P& pts, const Subproblem& sub, const int* origin,
                                const SweepShared<T>& sh) {
   if (threadIdx.x < kSweepMaxStrips) sh.load[threadIdx.x] = 0;
   __syncthreads();
   for (int base = threadIdx.x & ~31; base < sub.count; base += blockDim.x) {
     const int p = base + (threadIdx.x & 31);
     const bool in = p < sub.count;
-    count_strip_load<W>(sh.load, in, in ? pts.i0[0][sub.start + p] - origin[0] : 0);
+    count_strip_load<W>(sh.load, in, in ? point_at<1>(pts, sub.start + p).i0[0] - origin[0] : 0);
   }
   __syncthreads();
 }
@@ -244,9 +245,9 @@ __device__ __forceinline__ StripWork assign_strips(const int* load, int strips) 
 // extra(slot, j, i) (the strength or the position); process(nq) then uses the nq staged points
 // (warp-uniform). ox_of(j) / point_of(j) give the bucket's order. Every lane of the warp must
 // call it (ballots, shuffles).
-template <int W, int D, typename T, typename OxOf, typename PointOf, typename Extra,
+template <int W, int D, typename T, typename P, typename OxOf, typename PointOf, typename Extra,
           typename Process>
-__device__ __forceinline__ void sweep_bucket(const KernelCoeffs<T>& kc, const PointsView<T>& pts,
+__device__ __forceinline__ void sweep_bucket(const KernelCoeffs<T>& kc, const P& pts,
                                              const Subproblem& sub, const SweepShared<T>& sh,
                                              const StripWork& work, int j0, int j1,
                                              OxOf&& ox_of,
@@ -268,12 +269,13 @@ __device__ __forceinline__ void sweep_bucket(const KernelCoeffs<T>& kc, const Po
     if (mine) {
       const int slot = __popc(m & lanemask_lt());
       const std::int64_t i = sub.start + point_of(j);
+      const PointAt<T, D> pt = point_at<D>(pts, i);
       T k[W];
-      eval_kernel<W>(kc, pts.s[0][i], k);
+      eval_kernel<W>(kc, pt.s[0], k);
 #pragma unroll
       for (int t = 0; t < W; ++t) ws.kx[slot * sh.kxs + t] = k[t];
       if constexpr (D == 2) {
-        eval_kernel<W>(kc, pts.s[1][i], k);
+        eval_kernel<W>(kc, pt.s[D - 1], k);
         store_row<W>(ws.ky + slot * sh.kys, k);
       }
       ws.ox[slot] = ox;
@@ -341,8 +343,9 @@ __device__ __forceinline__ std::int64_t sweep_row_offset(const GridView& grid, c
   return 0;
 }
 
-// Host: launches kernel_of(W, D) (a sweep kernel of type `type`) with one warp per strip and its
-// shared memory; its parameters are those of launch_per_subproblem, then maxsub, then args.
+// Host: launches kernel_of(W, D, P) (a sweep kernel of type `type`; P the points' layout) with
+// one warp per strip and its shared memory; its parameters are those of launch_per_subproblem,
+// then maxsub, then args.
 template <typename T, typename KernelOf, typename... Args>
 void launch_sweep(int type, const char* name, const SpreadLaunch<T>& a, const KernelCoeffs<T>& k,
                   KernelOf&& kernel_of, Args... args) {
@@ -350,9 +353,9 @@ void launch_sweep(int type, const char* name, const SpreadLaunch<T>& a, const Ke
   const SweepLaunch s = sweep_launch(type, a.dim, a.w, sizeof(T), a.bins, a.maxsub);
   SpreadLaunch<T> l = a;
   l.threads = s.threads;
-  dispatch_width_dim<T>(a.w, a.dim, [&](auto W, auto D) {
+  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
     if constexpr (D.value <= 2)
-      launch_per_subproblem(kernel_of(W, D), name, l, k, s.shared_bytes, a.maxsub, args...);
+      launch_per_subproblem(kernel_of(W, D, P), name, l, k, s.shared_bytes, a.maxsub, args...);
     else
       throw Error(ErrorCode::Internal, std::string(name) + " is built for 1D and 2D only");
   });

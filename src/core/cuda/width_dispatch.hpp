@@ -1,12 +1,13 @@
-// The one place where run-time (dimension, kernel width) become compile-time constants for the
-// hot loops. Only widths a plan of precision T can reach are instantiated: float plans clamp
-// at kMaxWidthFloat = 10 (common/kernel.hpp), double reaches 16.
+// The one place where run-time (dimension, kernel width, points' layout) become compile-time
+// constants for the hot loops. Only widths a plan of precision T can reach are instantiated:
+// float plans clamp at kMaxWidthFloat = 10 (common/kernel.hpp), double reaches 16.
 #pragma once
 
 #include <string>
 #include <type_traits>
 
 #include "common/kernel.hpp"
+#include "cuda/device_views.hpp"
 #include "nufftmp/errors.hpp"
 
 namespace nufftmp::detail {
@@ -38,6 +39,17 @@ void dispatch_width_dim(int w, int dim, F&& f) {
       case 3: f(W, std::integral_constant<int, 3>{}); break;
       default: throw Error(ErrorCode::Internal, "dim = " + std::to_string(dim));
     }
+  });
+}
+
+// Calls f(W, D, P) with P the points as the type of their layout (SplitPoints or RecordPoints:
+// records non-null), the kernel's last template argument: kernel<..., W.value, D.value,
+// decltype(P)>.
+template <typename T, typename F>
+void dispatch_kernel(int w, int dim, const PointsView<T>& pts, F&& f) {
+  dispatch_width_dim<T>(w, dim, [&](auto W, auto D) {
+    if (pts.records != nullptr) f(W, D, RecordPoints<T>(pts));
+    else f(W, D, SplitPoints<T>(pts));
   });
 }
 

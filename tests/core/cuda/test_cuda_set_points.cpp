@@ -3,7 +3,8 @@
 // after uniform ones - each result against the direct sum - in every variant of the sort
 // (sort_strategy.hpp): bucket, packed, gather and direct scatter, block and global counting, 32-
 // and 64-bit indices, the bucket scatter with buckets of several bins and split buckets
-// (NUFFTMP_CUDA_BUCKET), its passes' variants (NUFFTMP_CUDA_BUCKET_P2/_P3), and the default.
+// (NUFFTMP_CUDA_BUCKET), its passes' variants (NUFFTMP_CUDA_BUCKET_P2/_P3), the default, and
+// the records layout of the points (NUFFTMP_CUDA_POINTS).
 // And the promise of bin_sort.hpp: a second set_points with no more points than the first
 // allocates nothing.
 #include <cuda_runtime_api.h>
@@ -58,6 +59,7 @@ struct Variant {
   const char* bucket = nullptr;  // NUFFTMP_CUDA_BUCKET: bins per bucket, item points
   const char* pass2 = nullptr;   // NUFFTMP_CUDA_BUCKET_P2: chunk, tile, tile2k
   const char* pass3 = nullptr;   // NUFFTMP_CUDA_BUCKET_P3: piece2k, piece4k
+  const char* points = nullptr;  // NUFFTMP_CUDA_POINTS: split, records
 };
 std::vector<Variant> variants() {
   std::vector<Variant> v = {{"default", nullptr, nullptr, nullptr}};
@@ -89,6 +91,27 @@ std::vector<Variant> variants() {
                "7,500,64", "tile", "piece4k"});
   v.push_back({"bucket_block_tile2k_piece4k", nullptr, "bucket", "block", nullptr, "tile2k",
                "piece4k"});
+  // The records layout (the sorted records are the points): written by the packed scatter and
+  // by the bucket's pass 3 in each of its variants; read by every execute kernel the shapes
+  // reach. 64-bit indices and the gather scatter fall back to split (sorted_layout): asked for
+  // records, they must still be right.
+  const char* r = "records";
+  v.push_back({"default_records", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, r});
+  for (const char* scatter : {"bucket", "packed"})
+    for (const char* count : {"block", "global"})
+      v.push_back({std::string(scatter) + "_" + count + "_records", nullptr, scatter, count,
+                   nullptr, nullptr, nullptr, r});
+  v.push_back({"bucket_block_split3_records", nullptr, "bucket", "block", "3,1", nullptr,
+               nullptr, r});
+  v.push_back({"bucket_block_tile_piece2k_split7_tiles16_records", nullptr, "bucket", "block",
+               "7,500,16", "tile", "piece2k", r});
+  v.push_back({"bucket_block_chunk_piece4k_split7_records", nullptr, "bucket", "block", "7,500",
+               "chunk", "piece4k", r});
+  v.push_back({"packed_block_index64_records", "1", "packed", "block", nullptr, nullptr, nullptr,
+               r});
+  v.push_back({"bucket_block_index64_records", "1", "bucket", "block", nullptr, nullptr, nullptr,
+               r});
+  v.push_back({"gather_block_records", nullptr, "gather", "block", nullptr, nullptr, nullptr, r});
   return v;
 }
 
@@ -146,6 +169,7 @@ struct Scenario {
         env_bucket("NUFFTMP_CUDA_BUCKET", v.bucket),
         env_pass2("NUFFTMP_CUDA_BUCKET_P2", v.pass2),
         env_pass3("NUFFTMP_CUDA_BUCKET_P3", v.pass3),
+        env_points("NUFFTMP_CUDA_POINTS", v.points),
         name(label(v, s) + (sizeof(T) == 4 ? ", float" : ", double")),
         rng(make_rng(salt_of(std::string(what) + " " + name))),
         plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method)),
@@ -154,7 +178,7 @@ struct Scenario {
     expect_accurate(plan, pts, rng, name + ", " + when);
   }
   // Set before the plan reads them.
-  ScopedEnv env_index64, env_scatter, env_count, env_bucket, env_pass2, env_pass3;
+  ScopedEnv env_index64, env_scatter, env_count, env_bucket, env_pass2, env_pass3, env_points;
   std::string name;
   std::mt19937_64 rng;
   Plan<T> plan;
@@ -246,6 +270,7 @@ void second_call_allocates_nothing(const Variant& v, const Shape& s) {
   ScopedEnv env_bucket("NUFFTMP_CUDA_BUCKET", v.bucket);
   ScopedEnv env_pass2("NUFFTMP_CUDA_BUCKET_P2", v.pass2);
   ScopedEnv env_pass3("NUFFTMP_CUDA_BUCKET_P3", v.pass3);
+  ScopedEnv env_points("NUFFTMP_CUDA_POINTS", v.points);
   auto rng = make_rng(salt_of("noalloc " + label(v, s) + std::to_string(sizeof(T))));
   Plan<T> plan(s.type, s.N, 1, 1, tol_of<T>(), small_bins(s.method));
   const int dim = static_cast<int>(s.N.size());

@@ -86,6 +86,32 @@ TEST(SortStrategy, VariantsFromTheEnvironment) {
   EXPECT_THROW(count_from_env("blocks"), Error);
 }
 
+TEST(SortStrategy, PointLayoutFromTheEnvironment) {
+  EXPECT_EQ(point_layout_from_env(nullptr), PointLayout::Split);  // today's layout by default
+  EXPECT_EQ(point_layout_from_env(""), PointLayout::Split);
+  EXPECT_EQ(point_layout_from_env("split"), PointLayout::Split);
+  EXPECT_EQ(point_layout_from_env("records"), PointLayout::Records);
+  for (const char* bad : {"record", "Records", "records ", "packed", "1"}) {
+    try {
+      point_layout_from_env(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("NUFFTMP_CUDA_POINTS"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+  // Records only from the scatters that make records, with 32-bit indices.
+  for (ScatterKind k : {ScatterKind::Packed, ScatterKind::Bucket}) {
+    EXPECT_EQ(sorted_layout(PointLayout::Records, k, false), PointLayout::Records);
+    EXPECT_EQ(sorted_layout(PointLayout::Records, k, true), PointLayout::Split);
+    EXPECT_EQ(sorted_layout(PointLayout::Split, k, false), PointLayout::Split);
+  }
+  for (ScatterKind k : {ScatterKind::Gather, ScatterKind::Direct})
+    EXPECT_EQ(sorted_layout(PointLayout::Records, k, false), PointLayout::Split);
+}
+
 TEST(SortStrategy, BucketKnobFromTheEnvironment) {
   EXPECT_EQ(bucket_knob_from_env(nullptr).bins_per_bucket, 0);
   EXPECT_EQ(bucket_knob_from_env("").item_points, 0);

@@ -1,0 +1,78 @@
+// How every execute kernel reads a point: i0 and s per axis and the user index, from the split
+// arrays or from the sorted record. A kernel is compiled for one layout (its points' type P:
+// SplitPoints or RecordPoints, device_views.hpp), so each overload below is branch-free, and
+// the compiler drops what a call site does not use (an unused s costs no load in split, no
+// arithmetic in records). Records are decoded with the sort's own arithmetic (point_record.cuh
+// locate_cell), so both layouts give the same i0 and s bit for bit.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/device_views.hpp"
+#include "cuda/point_record.cuh"
+
+namespace nufftmp::detail {
+
+// The records layout's record: always 32-bit user indices (sort_strategy.hpp sorted_layout).
+template <typename T, int D>
+using PointRecord = Record<T, D, std::int32_t>;
+
+template <typename T, int D>
+struct PointAt {
+  std::int32_t i0[D];
+  T s[D];
+  std::int64_t j;  // user index
+};
+
+// The user index of point i (processing position) alone: strength reads and result writes.
+template <int D, typename T>
+__device__ __forceinline__ std::int64_t user_index(const SplitPoints<T>& p, std::int64_t i) {
+  return p.perm32 ? std::int64_t(p.perm32[i]) : (p.perm64 ? p.perm64[i] : i);
+}
+template <int D, typename T>
+__device__ __forceinline__ std::int64_t user_index(const RecordPoints<T>& p, std::int64_t i) {
+  return PointRecord<T, D>::load_index(p.records, i);
+}
+
+// Point i: one load per split array, or one vector load of its record.
+template <int D, typename T>
+__device__ __forceinline__ PointAt<T, D> point_at(const SplitPoints<T>& p, std::int64_t i) {
+  PointAt<T, D> a;
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    a.i0[d] = p.i0[d][i];
+    a.s[d] = p.s[d][i];
+  }
+  a.j = user_index<D>(p, i);
+  return a;
+}
+template <int D, typename T>
+__device__ __forceinline__ PointAt<T, D> point_at(const RecordPoints<T>& p, std::int64_t i) {
+  PointAt<T, D> a;
+  PointCoords<T, D> c;
+  PointRecord<T, D>::load(p.records, i, c, a.j);
+#pragma unroll
+  for (int d = 0; d < D; ++d) locate_cell(c.v[d], p.nf[d], p.w, a.i0[d], a.s[d]);
+  return a;
+}
+
+// Axis d alone of point i, d known at run time only (the per-(point, axis) staging of the
+// output-driven spreaders): one coordinate of the record is read, not the whole record.
+template <typename T>
+struct AxisAt {
+  std::int32_t i0;
+  T s;
+};
+template <int D, typename T>
+__device__ __forceinline__ AxisAt<T> point_axis(const SplitPoints<T>& p, std::int64_t i, int d) {
+  return AxisAt<T>{p.i0[d][i], p.s[d][i]};
+}
+template <int D, typename T>
+__device__ __forceinline__ AxisAt<T> point_axis(const RecordPoints<T>& p, std::int64_t i, int d) {
+  AxisAt<T> a;
+  const int nf = d == 0 ? p.nf[0] : (d == 1 ? p.nf[1] : p.nf[2]);  // no indexed parameter
+  locate_cell(PointRecord<T, D>::load_coord(p.records, i, d), nf, p.w, a.i0, a.s);
+  return a;
+}
+
+}  // namespace nufftmp::detail
