@@ -46,6 +46,15 @@ export NUFFTMP_AUTOTUNE_CACHE=$PWD/$BUILD/autotune.txt
 
 want build && device_build
 
+# sanitized TOOL SECONDS LABEL PROGRAM ARGS...: PROGRAM under compute-sanitizer TOOL (an error
+# exits 9) within SECONDS, then the line "TOOL LABEL rc=N".
+sanitized() {
+  local tool=$1 lim=$2 label=$3
+  shift 3
+  timeout "$lim" compute-sanitizer --tool "$tool" --error-exitcode 9 "$@"
+  echo "$tool $label rc=$?"
+}
+
 if want test; then
   # What the later steps keep: ~380 s for all of them; the records step alone ~200 s, which
   # leaves the tests up to 300 s.
@@ -63,20 +72,17 @@ if want sanitize; then
   # bucket_block* holds them) and the packed one, global counting
   # with the packed scatter, and the no-allocation promise of the default (gather and direct
   # passed memcheck at c189c19 and are unchanged).
-  { timeout 180 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+  { sanitized memcheck 180 set_points "$T" \
       --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/bucket_block*:Sort/CudaSetPoints.BadPointThenGoodPoints/packed_block*:Sort/CudaSetPoints.ClusteredAfterUniform/packed_global:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/bucket_block_tile_split3_tiles16'
-    echo "memcheck set_points rc=$?"
-    timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
+    sanitized memcheck 12 "bench 2D type 1" "$B" --backend cuda \
       --type 1 --N1 300 --N2 200 --M 2e5 --n_runs 2 --plan_runs 2 --check --json
-    echo "memcheck bench 2D type 1 rc=$?"
-    timeout 12 compute-sanitizer --tool memcheck --error-exitcode 9 "$B" --backend cuda \
+    sanitized memcheck 12 "bench 1D type 2" "$B" --backend cuda \
       --prec d --type 2 --N1 1000 --M 5e4 --n_runs 2 --plan_runs 2 --dist cluster --check --json
-    echo "memcheck bench 1D type 2 rc=$?"
     # The shared histogram of the block counting and the bucket scatter's shared-memory sorts
     # (atomics, scans, barriers) under racecheck.
-    timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+    sanitized racecheck 120 set_points "$T" \
       --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/packed_block:Sort/CudaSetPoints.ClusteredAfterUniform/default:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_split7:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_tile_split3_tiles16:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_tile2k_piece4k:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_piece4k_split7'
-    echo "racecheck set_points rc=$?"; } > "$OUT/sanitizer.log" 2>&1
+  } > "$OUT/sanitizer.log" 2>&1
   grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.log" | tee -a "$summary"
   step "sanitizers in $((SECONDS - t0)) s"
 fi
@@ -141,20 +147,19 @@ if want records; then
   # The records layout's sort (packed scatter writing final records, the bucket's pass 3 writing
   # records in its variants) and every execute kernel reading records, under memcheck; the
   # pass-3 shared staging of records under racecheck.
-  { timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+  { sanitized memcheck 150 "set_points records" "$T" \
       --gtest_filter='Sort/CudaSetPoints.BadPointThenGoodPoints/default_records:Sort/CudaSetPoints.BadPointThenGoodPoints/packed_global_records:Sort/CudaSetPoints.BadPointThenGoodPoints/bucket_block_split3_records:Sort/CudaSetPoints.GrowAndShrink/bucket_block_tile_piece2k_split7_tiles16_records:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_chunk_piece4k_split7_records:Sort/CudaSetPointsMemory.SecondCallAllocatesNothing/default_records'
-    echo "memcheck set_points records rc=$?"
-    for args in "--type 1 --N1 300 --N2 200 --M 2e5" \
-                "--prec d --type 2 --N1 40 --N2 40 --N3 40 --M 1e5" \
-                "--type 2 --N1 1000 --M 5e4 --dist cluster"; do
-      # shellcheck disable=SC2086  # the case's flags are words
-      NUFFTMP_CUDA_POINTS=records timeout 20 compute-sanitizer --tool memcheck --error-exitcode 9 \
-        "$B" --backend cuda $args --n_runs 2 --plan_runs 2 --check --json
-      echo "memcheck bench records $args rc=$?"
-    done
-    timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 "$T" \
+    ( export NUFFTMP_CUDA_POINTS=records  # the bench's plans: 2D type 1, 3D type 2, 1D clustered
+      for args in "--type 1 --N1 300 --N2 200 --M 2e5" \
+                  "--prec d --type 2 --N1 40 --N2 40 --N3 40 --M 1e5" \
+                  "--type 2 --N1 1000 --M 5e4 --dist cluster"; do
+        # shellcheck disable=SC2086  # the case's flags are words
+        sanitized memcheck 20 "bench records $args" "$B" --backend cuda $args --n_runs 2 \
+          --plan_runs 2 --check --json
+      done )
+    sanitized racecheck 60 "set_points records" "$T" \
       --gtest_filter='Sort/CudaSetPoints.ClusteredAfterUniform/default_records:Sort/CudaSetPoints.ClusteredAfterUniform/bucket_block_split3_records'
-    echo "racecheck set_points records rc=$?"; } > "$OUT/sanitizer_records.log" 2>&1
+  } > "$OUT/sanitizer_records.log" 2>&1
   grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer_records.log" | tee -a "$summary"
   step "records sanitizers in $((SECONDS - t0)) s"
   t0=$SECONDS

@@ -10,7 +10,9 @@
 // rank. Pass 2 scatters (ScatterKind): two shared-memory counting sorts (by bucket of bins,
 // then by bin: bucket_scatter.cuh), a packed record per point then a coalesced unpack, the
 // permutation then a gather, or every array directly. The scatter recomputes each point's bin
-// from its coordinates with the same code as the count (cheaper than storing it).
+// from its coordinates with the same code as the count (cheaper than storing it). In the
+// records layout (PointLayout, NUFFTMP_CUDA_POINTS) the sorted records are the points: the
+// packed scatter skips its unpack and the bucket's last pass writes records.
 //
 // The first bad point is found by pass 1 (no extra pass); 32-bit ranks, offsets and
 // permutation below 2^31 points (index_width.hpp); one host synchronisation at the end (the

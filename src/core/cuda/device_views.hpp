@@ -19,39 +19,51 @@ struct KernelCoeffs {
 };
 
 // Points after set_points, in processing order (bin-sorted, or user order without sorting), in
-// one of two layouts (sort_strategy.hpp PointLayout; kernels read them through point_access.cuh
-// only). Split: per dimension i0 = first fine-grid cell the kernel touches (exact integer; may be
+// one of two layouts (sort_strategy.hpp PointLayout), each a view type of its own that kernels
+// are compiled for (their template parameter P, chosen by dispatch_kernel in
+// width_dispatch.hpp) and read through point_access.cuh only. One kernel for both with a
+// uniform run-time branch held the larger register count of the two (ptxas, sm_90:
+// interp_sweep float 2D w 6 64 -> 80, spread_sweep 51 -> 64, interp_dealt 2D 32 -> 40), and a
+// split view grown by the records' fields changed today's kernels too (spread_rows w 13 3D
+// spilled): so the split view is exactly today's.
+//
+// Split: per dimension i0 = first fine-grid cell the kernel touches (exact integer; may be
 // negative by up to w/2) and s in [-1, 1), the Horner argument - splitting the fine-grid
 // coordinate into an integer and a small fraction keeps float exact on grids past 2^24 cells -
-// and the permutation. Records: the sorted packed records (point_record.cuh; coordinates and
-// 32-bit user index), from which i0 and s are computed with the sort's own arithmetic and the
-// grid and width it sorted with (nf, w).
+// and the permutation.
 template <typename T>
-struct PointsView {
+struct SplitPoints {
   const std::int32_t* i0[3];
   const T* s[3];
   // Processing position -> user index: 32-bit for M < 2^31 (cuda/index_width.hpp), else 64-bit;
-  // both nullptr = identity (unsorted) or records layout.
+  // both nullptr = identity (unsorted).
   const std::int32_t* perm32;
   const std::int64_t* perm64;
-  const unsigned* records;  // non-null: records layout (i0, s and perm null)
-  std::int32_t nf[3];       // records layout: the fine grid and width the sort used
+  std::int64_t M;
+};
+
+// Records: the sorted packed records (point_record.cuh; coordinates and 32-bit user index), from
+// which i0 and s are computed with the sort's own arithmetic and the fine grid and width it
+// sorted with.
+template <typename T>
+struct RecordPoints {
+  const unsigned* records;
+  std::int32_t nf[3];
   int w;
   std::int64_t M;
 };
 
-// The layouts as the types kernels are compiled for (their template parameter P, chosen by
-// dispatch_kernel in width_dispatch.hpp): each layout's kernels get their own registers. One
-// kernel with a uniform run-time branch held the larger of both (ptxas, sm_90: interp_sweep
-// float 2D w 6 64 -> 80 registers, spread_sweep 51 -> 64, interp_dealt 2D 32 -> 40), today's
-// split kernels included.
+// What the engine hands a launch: either layout (records non-null: records; the split arrays
+// are then null). A kernel gets the view of its layout (slicing to SplitPoints, or the
+// conversion below).
 template <typename T>
-struct SplitPoints : PointsView<T> {
-  SplitPoints(const PointsView<T>& v) : PointsView<T>(v) {}  // NOLINT: implicit at launches
-};
-template <typename T>
-struct RecordPoints : PointsView<T> {
-  RecordPoints(const PointsView<T>& v) : PointsView<T>(v) {}  // NOLINT: implicit at launches
+struct PointsView : SplitPoints<T> {
+  const unsigned* records;
+  std::int32_t nf[3];
+  int w;
+  operator RecordPoints<T>() const {  // NOLINT: implicit at launches
+    return RecordPoints<T>{records, {nf[0], nf[1], nf[2]}, w, this->M};
+  }
 };
 
 struct GridView {

@@ -13,11 +13,11 @@ __global__ void __launch_bounds__(256) interp_gm_kernel(P pts, GridView grid,
                                                         cplx<T>* c) {
   select_vector(c, pts.M, fw, grid.total);
   for_each_point(pts.M, [&](std::int64_t i) {
-    const PointAt<T, D> pt = point_at<D>(pts, i);
     T k[D][W];
     int idx[D][W];
-    point_stencil<W, D>(kc, pt, grid, k, idx);
-    c[pt.j] = gather_stencil<W, D>(k, [&](int dz, int dy) {
+    point_stencil<W, D>(kc, point_at<D>(pts, i), grid, k, idx);
+    // The user index read after the gather, not held across it (registers).
+    c[user_index<D>(pts, i)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
       const std::int64_t zoff =
           D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;
       const std::int64_t yoff = D >= 2 ? std::int64_t(idx[D >= 2 ? 1 : 0][dy]) * grid.nf[0] : 0;

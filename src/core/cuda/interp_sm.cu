@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(256) interp_sm_group_kernel(P pts, GridView gr
     const cplx<T> v = group_gather<W, D>(g, active, tap, [&](int dz, int dy) {
       return cells[b + rowz * dz + tile.stride0 * dy];
     });
-    if (active && g.dx == 0) c[pt.j] = v;
+    if (active && g.dx == 0) c[user_index<D>(pts, i)] = v;  // read late: registers
   });
 }
 
@@ -70,11 +70,11 @@ __global__ void __launch_bounds__(256) interp_sm_thread_kernel(P pts, GridView g
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
-    const PointAt<T, D> pt = point_at<D>(pts, i);
     T k[D][W];
     int l0[3];
-    point_in_tile<W, D>(kc, pt, origin, k, l0);
-    c[pt.j] = gather_stencil<W, D>(k, [&](int dz, int dy) {
+    point_in_tile<W, D>(kc, point_at<D>(pts, i), origin, k, l0);
+    // The user index read after the gather, not held across it (registers).
+    c[user_index<D>(pts, i)] = gather_stencil<W, D>(k, [&](int dz, int dy) {
       const int b = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
       return [=](int dx) { return cells[b + dx]; };
     });

@@ -17,11 +17,14 @@ namespace nufftmp::detail {
 template <typename T, int D>
 using PointRecord = Record<T, D, std::int32_t>;
 
+// i0 and s per axis. The user index is not in it (user_index, below): a kernel reads it where it
+// needs it - in split a load of its own that the compiler would otherwise merge with the early
+// one here and hold across the stencil loop (ptxas: interp_sm thread float 2D 32 -> 40
+// registers).
 template <typename T, int D>
 struct PointAt {
   std::int32_t i0[D];
   T s[D];
-  std::int64_t j;  // user index
 };
 
 // The user index of point i (processing position) alone: strength reads and result writes.
@@ -43,14 +46,14 @@ __device__ __forceinline__ PointAt<T, D> point_at(const SplitPoints<T>& p, std::
     a.i0[d] = p.i0[d][i];
     a.s[d] = p.s[d][i];
   }
-  a.j = user_index<D>(p, i);
   return a;
 }
 template <int D, typename T>
 __device__ __forceinline__ PointAt<T, D> point_at(const RecordPoints<T>& p, std::int64_t i) {
   PointAt<T, D> a;
   PointCoords<T, D> c;
-  PointRecord<T, D>::load(p.records, i, c, a.j);
+  std::int64_t j;  // unused: user_index reads it
+  PointRecord<T, D>::load(p.records, i, c, j);
 #pragma unroll
   for (int d = 0; d < D; ++d) locate_cell(c.v[d], p.nf[d], p.w, a.i0[d], a.s[d]);
   return a;
@@ -63,6 +66,10 @@ struct AxisAt {
   std::int32_t i0;
   T s;
 };
+// Split indexes the view's arrays by the run-time d as today's kernels did (ptxas copies the
+// view to the stack for it: 96-120 bytes); records selects its nf instead (24 bytes). A select
+// in split too trades the stack for up to 22 more registers (spread_rows w 7 3D 96 -> 120):
+// left as it was, so that split is today's.
 template <int D, typename T>
 __device__ __forceinline__ AxisAt<T> point_axis(const SplitPoints<T>& p, std::int64_t i, int d) {
   return AxisAt<T>{p.i0[d][i], p.s[d][i]};
@@ -70,7 +77,7 @@ __device__ __forceinline__ AxisAt<T> point_axis(const SplitPoints<T>& p, std::in
 template <int D, typename T>
 __device__ __forceinline__ AxisAt<T> point_axis(const RecordPoints<T>& p, std::int64_t i, int d) {
   AxisAt<T> a;
-  const int nf = d == 0 ? p.nf[0] : (d == 1 ? p.nf[1] : p.nf[2]);  // no indexed parameter
+  const int nf = d == 0 ? p.nf[0] : (d == 1 ? p.nf[1] : p.nf[2]);
   locate_cell(PointRecord<T, D>::load_coord(p.records, i, d), nf, p.w, a.i0, a.s);
   return a;
 }

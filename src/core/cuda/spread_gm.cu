@@ -13,11 +13,10 @@ __global__ void __launch_bounds__(256) spread_gm_kernel(P pts, GridView grid,
                                                         cplx<T>* fw) {
   select_vector(c, pts.M, fw, grid.total);
   for_each_point(pts.M, [&](std::int64_t i) {
-    const PointAt<T, D> pt = point_at<D>(pts, i);
-    const cplx<T> cv = c[pt.j];
+    const cplx<T> cv = c[user_index<D>(pts, i)];
     T k[D][W];
     int idx[D][W];
-    point_stencil<W, D>(kc, pt, grid, k, idx);
+    point_stencil<W, D>(kc, point_at<D>(pts, i), grid, k, idx);
     scatter_stencil<W, D>(k, cv, [&](int dz, int dy) {
       const std::int64_t zoff =
           D == 3 ? std::int64_t(idx[D - 1][dz]) * grid.nf[0] * grid.nf[1] : 0;

@@ -25,11 +25,10 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(P pts, GridView grid,
   __syncthreads();
   for (int p = threadIdx.x; p < sub.count; p += blockDim.x) {
     const std::int64_t i = sub.start + p;
-    const PointAt<T, D> pt = point_at<D>(pts, i);
-    const cplx<T> cv = c[pt.j];
+    const cplx<T> cv = c[user_index<D>(pts, i)];
     T k[D][W];
     int l0[3];
-    point_in_tile<W, D>(kc, pt, origin, k, l0);
+    point_in_tile<W, D>(kc, point_at<D>(pts, i), origin, k, l0);
     scatter_stencil<W, D>(k, cv, [&](int dz, int dy) {
       const int base = l0[0] + tile.stride0 * (l0[1] + dy + tile.width[1] * (l0[2] + dz));
       return [=](int dx, T r, T m) {
