@@ -120,7 +120,8 @@ for name, j in rows:
           f"{f(g('setpts_exec_ms'), 6)} {f((g('mem_bytes') or 0) / 2**20, 8, 0)} "
           f"{(f'{err:.1e}' if isinstance(err, float) else '-'):>8}")
 
-# a/b rows are labelled CASE/SCATTER-COUNT (device_setpts.sh, step ab).
+# a/b rows are labelled CASE/SCATTER-COUNT (device_setpts.sh, step ab) or CASE/split and
+# CASE/records (step records: the points' layout).
 ab = {}  # case -> {variant: (fresh set_points, json)}
 for c in cases():
     if "/" not in c["name"]:
@@ -128,8 +129,9 @@ for c in cases():
     n, v = c["name"].split("/", 1)
     ab.setdefault(n, {})[v] = (split(c)[4], c["json"])
 if ab:
-    print("\n== a/b: set_points on a fresh plan by scatter, GPU ms (co count or locate, sc scan,")
-    print("   sx scatter = pass 2, up unpack = pass 3 (items + bins for bucket) or gather, sp")
+    print("\n== a/b: set_points on a fresh plan by scatter or layout, GPU ms (co count or locate,")
+    print("   sc scan,", end="")
+    print(" sx scatter = pass 2, up unpack = pass 3 (items + bins for bucket) or gather, sp")
     print("   subproblems); exec = the bench's execute (must not get slower), err its check")
     print(f"{'case':<8} {'variant':<26} {'setpts':>6} {'co':>5} {'sc':>5} {'sx':>5} {'up':>5} "
           f"{'sp':>5} {'exec':>6} {'err':>8}")

@@ -17,10 +17,9 @@ namespace nufftmp::detail {
 template <typename T, int D>
 using PointRecord = Record<T, D, std::int32_t>;
 
-// i0 and s per axis. The user index is not in it (user_index, below): a kernel reads it where it
-// needs it - in split a load of its own that the compiler would otherwise merge with the early
-// one here and hold across the stencil loop (ptxas: interp_sm thread float 2D 32 -> 40
-// registers).
+// i0 and s per axis. The user index is not in it: a kernel reads it with user_index (below)
+// where it needs it, as today's kernels read the permutation - type 2 after its gather, so it
+// is not held across the stencil loop.
 template <typename T, int D>
 struct PointAt {
   std::int32_t i0[D];
