@@ -20,6 +20,12 @@ struct BinPass {
   double stride[3] = {1, 1, 1};    // bins between neighbours along each axis
 };
 
+// Level A of the two-level place packs a point's rank within its bucket into the low bits
+// of its perm slot, above them the user index (M < 2^55).
+constexpr int kRankBits = 8;
+// At most this many buckets (level A keeps a 64-byte line buffer per bucket and stream).
+constexpr int kMaxBuckets = 256;
+
 }  // namespace nufftmp::detail::cpu
 
 // Count is the counters' type: uint32 while M < 2^32 (the counters of 2^13 bins then fit in
@@ -34,6 +40,11 @@ struct BinPass {
   template <typename T, typename Count>                                                        \
   void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
                     double* g, std::int64_t* perm);                                            \
+  /* Level A of the two-level place: the same, to p = next[bin >> log_bucket]++, with       */ \
+  /* perm[p] = j << kRankBits | (bin mod 2^log_bucket).                                      */ \
+  template <typename T, typename Count>                                                        \
+  void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,    \
+                     int nbuckets, Count* next, double* g, std::int64_t* perm);                \
   }
 
 NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(generic)

@@ -3,6 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "common/checks.hpp"
 #include "cpu/bin_pass.hpp"
 
@@ -137,7 +141,107 @@ void place_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* nex
   }
 }
 
+// One 64-byte line from buf to dst (64-byte aligned), past the caches: level A writes each
+// line once, whole, so reading it first (what an ordinary store miss does) is wasted.
+inline void stream_line(std::uint64_t* dst, const std::uint64_t* buf) {
+#if defined(__AVX512F__)
+  _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), _mm512_load_si512(buf));
+#elif defined(__AVX__)
+  for (int i = 0; i < 8; i += 4)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm256_load_si256(reinterpret_cast<const __m256i*>(buf + i)));
+#elif defined(__SSE2__)
+  for (int i = 0; i < 8; i += 2)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_load_si128(reinterpret_cast<const __m128i*>(buf + i)));
+#else
+  std::memcpy(dst, buf, 64);
+#endif
+}
+
+// Write streams of 8-byte words, one per bucket, each combined in a line-sized buffer and
+// streamed out when its line is full; the partial lines at either end of a stream (shared
+// with a neighbouring range) take ordinary stores of its own words only.
+class LineStreams {
+ public:
+  LineStreams(std::uint64_t* dst, const std::int64_t* begin, int n)
+      : dst_(dst), begin_(begin), n_(n) {}
+  void put(int s, std::int64_t pos, std::uint64_t v) {
+    buf_[s][pos & 7] = v;
+    if ((pos & 7) == 7) {
+      const std::int64_t line = pos - 7;
+      if (line >= begin_[s])
+        stream_line(dst_ + line, buf_[s]);
+      else
+        for (std::int64_t e = begin_[s]; e <= pos; ++e) dst_[e] = buf_[s][e & 7];
+    }
+  }
+  // The words of stream s below end (its final position) not yet written.
+  void finish(int s, std::int64_t end) {
+    const std::int64_t line = end & ~std::int64_t(7);
+    for (std::int64_t e = line > begin_[s] ? line : begin_[s]; e < end; ++e)
+      dst_[e] = buf_[s][e & 7];
+  }
+
+ private:
+  alignas(64) std::uint64_t buf_[kMaxBuckets][8];
+  std::uint64_t* dst_;
+  const std::int64_t* begin_;
+  int n_;
+};
+
+// Level A of the two-level place: point j goes to p = next[bin >> log_bucket]++ of its
+// bucket (runs of 2^log_bucket consecutive bins), perm[p] = j << kRankBits | (bin's rank in
+// the bucket), through line buffers (two streams per bucket: coordinates and perm).
+template <int D, typename T, typename Count>
+void bucket_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,
+                int nbuckets, Count* next, double* g, std::int64_t* perm) {
+  alignas(64) double gb[D][kBlock];
+  alignas(64) std::uint32_t bin[kBlock];
+  std::int64_t perm_begin[kMaxBuckets], g_begin[kMaxBuckets];
+  for (int k = 0; k < nbuckets; ++k) {
+    perm_begin[k] = static_cast<std::int64_t>(next[k]);
+    g_begin[k] = perm_begin[k] * D;
+  }
+  static_assert(sizeof(double) == sizeof(std::uint64_t));
+  LineStreams gs(reinterpret_cast<std::uint64_t*>(g), g_begin, nbuckets);
+  LineStreams ps(reinterpret_cast<std::uint64_t*>(perm), perm_begin, nbuckets);
+  const std::uint32_t rank_mask = (std::uint32_t(1) << log_bucket) - 1;
+  for (std::int64_t j = j0; j < j1; j += kBlock) {
+    const int n = static_cast<int>(j1 - j < kBlock ? j1 - j : kBlock);
+    bin_block<D, true>(a, j, n, gb, bin);
+    for (int i = 0; i < n; ++i) {
+      const int k = static_cast<int>(bin[i] >> log_bucket);
+      const std::int64_t p = static_cast<std::int64_t>(next[k]++);
+      ps.put(k, p, static_cast<std::uint64_t>((j + i) << kRankBits | (bin[i] & rank_mask)));
+      for (int d = 0; d < D; ++d) {
+        std::uint64_t w;
+        std::memcpy(&w, &gb[d][i], sizeof w);
+        gs.put(k, p * D + d, w);
+      }
+    }
+  }
+  for (int k = 0; k < nbuckets; ++k) {
+    const std::int64_t end = static_cast<std::int64_t>(next[k]);
+    ps.finish(k, end);
+    gs.finish(k, end * D);
+  }
+#if defined(__SSE2__)
+  _mm_sfence();  // the streamed lines are visible to the threads of level B
+#endif
+}
+
 }  // namespace
+
+template <typename T, typename Count>
+void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,
+                   int nbuckets, Count* next, double* g, std::int64_t* perm) {
+  switch (a.dim) {
+    case 1: bucket_dim<1>(a, j0, j1, log_bucket, nbuckets, next, g, perm); break;
+    case 2: bucket_dim<2>(a, j0, j1, log_bucket, nbuckets, next, g, perm); break;
+    default: bucket_dim<3>(a, j0, j1, log_bucket, nbuckets, next, g, perm); break;
+  }
+}
 
 template <typename T, typename Count>
 std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count) {
@@ -162,7 +266,9 @@ void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* 
   template std::int64_t count_bins<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t,  \
                                              Count*);                                        \
   template void place_points<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, Count*, \
-                                       double*, std::int64_t*);
+                                       double*, std::int64_t*);                           \
+  template void place_buckets<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, int,  \
+                                        int, Count*, double*, std::int64_t*);
 NUFFTMP_INSTANTIATE_BIN_PASS(float, std::uint32_t)
 NUFFTMP_INSTANTIATE_BIN_PASS(float, std::int64_t)
 NUFFTMP_INSTANTIATE_BIN_PASS(double, std::uint32_t)
