@@ -44,7 +44,8 @@ constexpr int kMaxBuckets = 256;
   /* perm[p] = j << kRankBits | (bin mod 2^log_bucket).                                      */ \
   template <typename T, typename Count>                                                        \
   void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,    \
-                     int nbuckets, Count* next, double* g, std::int64_t* perm);                \
+                     std::int64_t nbuckets, Count* next, double* g, std::int64_t* perm,        \
+                     std::uint64_t* scratch);                                                  \
   }
 
 NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(generic)

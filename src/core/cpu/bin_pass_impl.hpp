@@ -164,9 +164,10 @@ inline void stream_line(std::uint64_t* dst, const std::uint64_t* buf) {
 // with a neighbouring range) take ordinary stores of its own words only.
 class LineStreams {
  public:
-  LineStreams(std::uint64_t* dst, const std::int64_t* begin, int n)
-      : dst_(dst), begin_(begin), n_(n) {}
-  void put(int s, std::int64_t pos, std::uint64_t v) {
+  // buf: 8 words per stream, 64-byte aligned.
+  LineStreams(std::uint64_t* dst, const std::int64_t* begin, std::uint64_t (*buf)[8])
+      : dst_(dst), begin_(begin), buf_(buf) {}
+  void put(std::int64_t s, std::int64_t pos, std::uint64_t v) {
     buf_[s][pos & 7] = v;
     if ((pos & 7) == 7) {
       const std::int64_t line = pos - 7;
@@ -177,43 +178,48 @@ class LineStreams {
     }
   }
   // The words of stream s below end (its final position) not yet written.
-  void finish(int s, std::int64_t end) {
+  void finish(std::int64_t s, std::int64_t end) {
     const std::int64_t line = end & ~std::int64_t(7);
     for (std::int64_t e = line > begin_[s] ? line : begin_[s]; e < end; ++e)
       dst_[e] = buf_[s][e & 7];
   }
 
  private:
-  alignas(64) std::uint64_t buf_[kMaxBuckets][8];
   std::uint64_t* dst_;
   const std::int64_t* begin_;
-  int n_;
+  std::uint64_t (*buf_)[8];
 };
 
 // Level A of the two-level place: point j goes to p = next[bin >> log_bucket]++ of its
 // bucket (runs of 2^log_bucket consecutive bins), perm[p] = j << kRankBits | (bin's rank in
-// the bucket), through line buffers (two streams per bucket: coordinates and perm).
+// the bucket), through line buffers (two streams per bucket: coordinates and perm). With
+// log_bucket = 0 (a bucket per bin) perm[p] = j: the final layout.
 template <int D, typename T, typename Count>
 void bucket_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,
-                int nbuckets, Count* next, double* g, std::int64_t* perm) {
+                std::int64_t nbuckets, Count* next, double* g, std::int64_t* perm,
+                std::uint64_t* scratch) {
   alignas(64) double gb[D][kBlock];
   alignas(64) std::uint32_t bin[kBlock];
-  std::int64_t perm_begin[kMaxBuckets], g_begin[kMaxBuckets];
-  for (int k = 0; k < nbuckets; ++k) {
+  auto* gbuf = reinterpret_cast<std::uint64_t(*)[8]>(scratch);
+  auto* pbuf = gbuf + nbuckets;
+  auto* perm_begin = reinterpret_cast<std::int64_t*>(pbuf + nbuckets);
+  std::int64_t* g_begin = perm_begin + nbuckets;
+  for (std::int64_t k = 0; k < nbuckets; ++k) {
     perm_begin[k] = static_cast<std::int64_t>(next[k]);
     g_begin[k] = perm_begin[k] * D;
   }
   static_assert(sizeof(double) == sizeof(std::uint64_t));
-  LineStreams gs(reinterpret_cast<std::uint64_t*>(g), g_begin, nbuckets);
-  LineStreams ps(reinterpret_cast<std::uint64_t*>(perm), perm_begin, nbuckets);
+  LineStreams gs(reinterpret_cast<std::uint64_t*>(g), g_begin, gbuf);
+  LineStreams ps(reinterpret_cast<std::uint64_t*>(perm), perm_begin, pbuf);
   const std::uint32_t rank_mask = (std::uint32_t(1) << log_bucket) - 1;
+  const int rank_bits = log_bucket == 0 ? 0 : kRankBits;
   for (std::int64_t j = j0; j < j1; j += kBlock) {
     const int n = static_cast<int>(j1 - j < kBlock ? j1 - j : kBlock);
     bin_block<D, true>(a, j, n, gb, bin);
     for (int i = 0; i < n; ++i) {
-      const int k = static_cast<int>(bin[i] >> log_bucket);
+      const std::uint32_t k = bin[i] >> log_bucket;
       const std::int64_t p = static_cast<std::int64_t>(next[k]++);
-      ps.put(k, p, static_cast<std::uint64_t>((j + i) << kRankBits | (bin[i] & rank_mask)));
+      ps.put(k, p, static_cast<std::uint64_t>((j + i) << rank_bits | (bin[i] & rank_mask)));
       for (int d = 0; d < D; ++d) {
         std::uint64_t w;
         std::memcpy(&w, &gb[d][i], sizeof w);
@@ -221,7 +227,7 @@ void bucket_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_b
       }
     }
   }
-  for (int k = 0; k < nbuckets; ++k) {
+  for (std::int64_t k = 0; k < nbuckets; ++k) {
     const std::int64_t end = static_cast<std::int64_t>(next[k]);
     ps.finish(k, end);
     gs.finish(k, end * D);
@@ -235,11 +241,12 @@ void bucket_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_b
 
 template <typename T, typename Count>
 void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,
-                   int nbuckets, Count* next, double* g, std::int64_t* perm) {
+                   std::int64_t nbuckets, Count* next, double* g, std::int64_t* perm,
+                   std::uint64_t* scratch) {
   switch (a.dim) {
-    case 1: bucket_dim<1>(a, j0, j1, log_bucket, nbuckets, next, g, perm); break;
-    case 2: bucket_dim<2>(a, j0, j1, log_bucket, nbuckets, next, g, perm); break;
-    default: bucket_dim<3>(a, j0, j1, log_bucket, nbuckets, next, g, perm); break;
+    case 1: bucket_dim<1>(a, j0, j1, log_bucket, nbuckets, next, g, perm, scratch); break;
+    case 2: bucket_dim<2>(a, j0, j1, log_bucket, nbuckets, next, g, perm, scratch); break;
+    default: bucket_dim<3>(a, j0, j1, log_bucket, nbuckets, next, g, perm, scratch); break;
   }
 }
 
@@ -268,7 +275,8 @@ void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* 
   template void place_points<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, Count*, \
                                        double*, std::int64_t*);                           \
   template void place_buckets<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, int,  \
-                                        int, Count*, double*, std::int64_t*);
+                                        std::int64_t, Count*, double*, std::int64_t*,         \
+                                        std::uint64_t*);
 NUFFTMP_INSTANTIATE_BIN_PASS(float, std::uint32_t)
 NUFFTMP_INSTANTIATE_BIN_PASS(float, std::int64_t)
 NUFFTMP_INSTANTIATE_BIN_PASS(double, std::uint32_t)

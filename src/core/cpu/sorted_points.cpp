@@ -62,8 +62,9 @@ void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* 
 }
 template <typename T, typename Count>
 void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,
-                   int nbuckets, Count* next, double* g, std::int64_t* perm) {
-  NUFFTMP_CPU_DISPATCH(place_buckets, a, j0, j1, log_bucket, nbuckets, next, g, perm);
+                   std::int64_t nbuckets, Count* next, double* g, std::int64_t* perm,
+                   std::uint64_t* scratch) {
+  NUFFTMP_CPU_DISPATCH(place_buckets, a, j0, j1, log_bucket, nbuckets, next, g, perm, scratch);
 }
 
 // The two-level place. A one-level place writes 2 streams per bin (coordinates, perm), and
@@ -71,7 +72,7 @@ void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int lo
 // per 1e6 points in 3D where writing the same bytes in order takes ~4). Buckets of 2^log
 // bins, at most kTargetBuckets of them, keep level A's streams few; a bucket's range (at most
 // kMaxBucketPoints points) is then sorted in L2.
-constexpr std::int64_t kMinBinsTwoLevel = 1024;
+static const std::int64_t kMinBinsTwoLevel = getenv("MB") ? atoll(getenv("MB")) : 1024;
 static const std::int64_t kTargetBuckets = getenv("TB") ? atoll(getenv("TB")) : 256;
 constexpr std::int64_t kMaxBucketPoints = std::int64_t(1) << 18;
 
@@ -86,6 +87,9 @@ Buckets choose_buckets(std::int64_t nbins, std::int64_t M, Place place) {
   if (place == Place::OneLevel || nbins < 2 || M >= (std::int64_t(1) << (63 - kRankBits)) ||
       (place == Place::Auto && nbins < kMinBinsTwoLevel))
     return b;
+  static const int tl = getenv("TL") ? atoi(getenv("TL")) : 2;
+  if (tl == 0) return b;
+  if (tl == 1) { b.log = 0; b.count = nbins; return b; }
   b.log = 1;
   while (((nbins - 1) >> b.log) + 1 > std::min<std::int64_t>(kTargetBuckets, kMaxBuckets)) ++b.log;
   if (b.log > kRankBits) return Buckets{};
@@ -184,7 +188,9 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   // Level B's buffers, whenever buckets may be used (not only when they are this time): their
   // size depends on M and the threads only, so the same or fewer points allocate nothing.
   const std::int64_t buffer = std::min(M, kMaxBucketPoints);
+  const std::int64_t line_words = (buckets.count * 18 + 7) & ~std::int64_t(7);  // whole lines
   if (buckets.count > 0) {
+    out.line_buffers.ensure(line_words * nthreads, "set_points (line buffers)");
     out.bucket_g.ensure(buffer * nthreads * D, "set_points (bucket buffer)");
     out.bucket_perm.ensure(buffer * nthreads, "set_points (bucket buffer)");
   }
@@ -200,9 +206,11 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   }
 #pragma omp parallel num_threads(nthreads)
   for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads())
-    place_buckets(pass, chunk_begin(c), chunk_begin(c + 1), buckets.log,
-                  static_cast<int>(buckets.count), bucket_next + c * buckets.count, g, perm);
+    place_buckets(pass, chunk_begin(c), chunk_begin(c + 1), buckets.log, buckets.count,
+                  bucket_next + c * buckets.count, g, perm,
+                  out.line_buffers.data() + omp_get_thread_num() * line_words);
   timer.lap("bucket");
+  if (buckets.log == 0) return;
   const std::int64_t* starts = out.bin_start.data();
   const int per_bucket = 1 << buckets.log;
 #pragma omp parallel num_threads(nthreads)

@@ -72,13 +72,15 @@ struct SortedPoints {
   // The two-level place's per-thread copy of one bucket (coordinates, packed perm slots).
   HostArray<double> bucket_g;
   HostArray<std::int64_t> bucket_perm;
+  // Level A's line buffers per thread: 2 lines and 2 cursors per bucket.
+  HostArray<std::uint64_t> line_buffers;
 
   template <int D>
   const double* point(std::int64_t j) const {
     return g.data() + j * D;
   }
   std::size_t bytes() const {
-    return g.bytes() + perm.bytes() + bucket_g.bytes() + bucket_perm.bytes() +
+    return g.bytes() + perm.bytes() + bucket_g.bytes() + bucket_perm.bytes() + line_buffers.bytes() +
            subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
            (counts64.capacity() + bin_start.capacity()) * sizeof(std::int64_t);
