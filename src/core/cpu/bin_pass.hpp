@@ -20,11 +20,8 @@ struct BinPass {
   double stride[3] = {1, 1, 1};    // bins between neighbours along each axis
 };
 
-// Level A of the two-level place packs a point's rank within its bucket into the low bits
-// of its perm slot, above them the user index (M < 2^55).
-constexpr int kRankBits = 8;
-// At most this many buckets (level A keeps a 64-byte line buffer per bucket and stream).
-constexpr int kMaxBuckets = 256;
+// Words of place_points_streamed's scratch per bin (two line buffers, two cursors).
+constexpr std::int64_t kStreamedWordsPerBin = 18;
 
 }  // namespace nufftmp::detail::cpu
 
@@ -40,12 +37,12 @@ constexpr int kMaxBuckets = 256;
   template <typename T, typename Count>                                                        \
   void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
                     double* g, std::int64_t* perm);                                            \
-  /* Level A of the two-level place: the same, to p = next[bin >> log_bucket]++, with       */ \
-  /* perm[p] = j << kRankBits | (bin mod 2^log_bucket).                                      */ \
+  /* The same through a line buffer per bin and stream, written out with streaming stores */ \
+  /* (the same result); scratch: kStreamedWordsPerBin * nbins words, 64-byte aligned.       */ \
   template <typename T, typename Count>                                                        \
-  void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,    \
-                     std::int64_t nbuckets, Count* next, double* g, std::int64_t* perm,        \
-                     std::uint64_t* scratch);                                                  \
+  void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
+                             std::int64_t nbins, Count* next, double* g, std::int64_t* perm,   \
+                             std::uint64_t* scratch);                                          \
   }
 
 NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(generic)

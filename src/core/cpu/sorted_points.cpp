@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <new>
 #include <string>
 
@@ -61,61 +60,24 @@ void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* 
   NUFFTMP_CPU_DISPATCH(place_points, a, j0, j1, next, g, perm);
 }
 template <typename T, typename Count>
-void place_buckets(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, int log_bucket,
-                   std::int64_t nbuckets, Count* next, double* g, std::int64_t* perm,
-                   std::uint64_t* scratch) {
-  NUFFTMP_CPU_DISPATCH(place_buckets, a, j0, j1, log_bucket, nbuckets, next, g, perm, scratch);
+void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
+                           std::int64_t nbins, Count* next, double* g, std::int64_t* perm,
+                           std::uint64_t* scratch) {
+  NUFFTMP_CPU_DISPATCH(place_points_streamed, a, j0, j1, nbins, next, g, perm, scratch);
 }
 
-// The two-level place. A one-level place writes 2 streams per bin (coordinates, perm), and
-// with thousands of bins their lines fall out of L1/L2 between writes (store misses: 16 ms
-// per 1e6 points in 3D where writing the same bytes in order takes ~4). Buckets of 2^log
-// bins, at most kTargetBuckets of them, keep level A's streams few; a bucket's range (at most
-// kMaxBucketPoints points) is then sorted in L2.
-static const std::int64_t kMinBinsTwoLevel = getenv("MB") ? atoll(getenv("MB")) : 1024;
-static const std::int64_t kTargetBuckets = getenv("TB") ? atoll(getenv("TB")) : 256;
-constexpr std::int64_t kMaxBucketPoints = std::int64_t(1) << 18;
+// Pass 2 streams its writes (bin_pass.hpp) when the points are many, on average (uniform
+// points; clustered ones only help it) a few lines per bin and stream, and the arrays larger
+// than a core's L2 (smaller ones stay in cache for the ordinary stores and the execute that
+// reads them next). Below that, on this project's 2-core machine (1 thread, 3D float 64^3
+// modes, 8192 bins): 1e5 points 1.3 ms direct against 2.1-6 streamed, 2e5 3.6 against 3.2.
+constexpr std::int64_t kMinStreamedPointsPerBin = 32;
+constexpr std::int64_t kMinStreamedBytes = std::int64_t(4) << 20;
 
-struct Buckets {
-  int log = 0;             // bins per bucket: 2^log
-  std::int64_t count = 0;  // 0: one-level place
-};
-
-// The buckets for nbins bins, or none (one-level place) when there are few bins.
-Buckets choose_buckets(std::int64_t nbins, std::int64_t M, Place place) {
-  Buckets b;
-  if (place == Place::OneLevel || nbins < 2 || M >= (std::int64_t(1) << (63 - kRankBits)) ||
-      (place == Place::Auto && nbins < kMinBinsTwoLevel))
-    return b;
-  static const int tl = getenv("TL") ? atoi(getenv("TL")) : 2;
-  if (tl == 0) return b;
-  if (tl == 1) { b.log = 0; b.count = nbins; return b; }
-  b.log = 1;
-  while (((nbins - 1) >> b.log) + 1 > std::min<std::int64_t>(kTargetBuckets, kMaxBuckets)) ++b.log;
-  if (b.log > kRankBits) return Buckets{};
-  b.count = ((nbins - 1) >> b.log) + 1;
-  return b;
-}
-
-// Level B for the bucket of bins [b0, b0 + nb) (nb <= 2^kRankBits), whose points level A wrote
-// to [bin_start[b0], bin_start[b0 + nb)) in the order pass 1 counted them (chunk by chunk,
-// each in the user's order): copied to the thread's buffer, then written back bin by bin
-// (the same stable order as the one-level place).
-template <int D>
-void sort_bucket(const std::int64_t* bin_start, std::int64_t b0, int nb, double* g,
-                 std::int64_t* perm, double* tg, std::int64_t* tperm) {
-  const std::int64_t s = bin_start[b0], n = bin_start[b0 + nb] - s;
-  if (n == 0) return;
-  std::int64_t next[std::int64_t(1) << kRankBits];
-  for (int r = 0; r < nb; ++r) next[r] = bin_start[b0 + r];
-  std::memcpy(tg, g + s * D, static_cast<std::size_t>(n * D) * sizeof(double));
-  std::memcpy(tperm, perm + s, static_cast<std::size_t>(n) * sizeof(std::int64_t));
-  constexpr std::int64_t rank_mask = (std::int64_t(1) << kRankBits) - 1;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t p = next[tperm[i] & rank_mask]++;
-    perm[p] = tperm[i] >> kRankBits;
-    for (int d = 0; d < D; ++d) g[p * D + d] = tg[i * D + d];
-  }
+bool use_streamed(int dim, std::int64_t M, std::int64_t nbins, Place place) {
+  if (place != Place::Auto) return place == Place::Streamed;
+  return nbins > 1 && M >= kMinStreamedPointsPerBin * nbins &&
+         M * (dim + 1) * static_cast<std::int64_t>(sizeof(double)) >= kMinStreamedBytes;
 }
 
 // The counting sort of the points into the bins of `pass` (one bin: the user's order, which
@@ -128,10 +90,8 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   // become its private write offsets: a stable sort with no atomics however the points
   // cluster. Threads take chunks round-robin, so a team smaller than asked for still works.
   const int nchunks = nthreads;
-  const Buckets buckets = choose_buckets(nbins, M, place);
   try {
-    // Per chunk: a counter per bin, then (two-level place) a cursor per bucket.
-    counts.assign(static_cast<size_t>((nbins + buckets.count) * nchunks), 0);
+    counts.assign(static_cast<size_t>(nbins * nchunks), 0);
     out.bin_start.resize(static_cast<size_t>(nbins + 1));
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "set_points: cannot allocate the bin sort's " +
@@ -152,24 +112,6 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
     check_points_host<T>(D, M, pass.in[0], pass.in[1], pass.in[2]);
     throw Error(ErrorCode::Internal, "set_points: a coordinate failed the fold check");
   }
-  // Level A's cursors: bucket by bucket, chunk by chunk, each chunk's share of a bucket in
-  // its order, so that level B meets every bin's points in the one-level place's order. A
-  // bucket too large for level B's buffer: the one-level place.
-  Count* bucket_next = cnt + nbins * nchunks;
-  bool two_level = buckets.count > 0;
-  if (two_level) {
-    std::int64_t offset = 0;
-    for (std::int64_t k = 0; k < buckets.count && two_level; ++k) {
-      const std::int64_t b0 = k << buckets.log, b1 = std::min(nbins, (k + 1) << buckets.log);
-      const std::int64_t first = offset;
-      for (int c = 0; c < nchunks; ++c) {
-        bucket_next[c * buckets.count + k] = static_cast<Count>(offset);
-        for (std::int64_t b = b0; b < b1; ++b)
-          offset += static_cast<std::int64_t>(cnt[c * nbins + b]);
-      }
-      two_level = offset - first <= kMaxBucketPoints;
-    }
-  }
   // Offsets: bin by bin, chunk by chunk (the sort is stable).
   std::int64_t offset = 0;
   for (std::int64_t b = 0; b < nbins; ++b) {
@@ -185,46 +127,24 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   out.M = 0;
   out.g.ensure(M * D, "set_points (sorted coordinates)");
   out.perm.ensure(M, "set_points (sort permutation)");
-  // Level B's buffers, whenever buckets may be used (not only when they are this time): their
-  // size depends on M and the threads only, so the same or fewer points allocate nothing.
-  const std::int64_t buffer = std::min(M, kMaxBucketPoints);
-  const std::int64_t line_words = (buckets.count * 18 + 7) & ~std::int64_t(7);  // whole lines
-  if (buckets.count > 0) {
-    out.line_buffers.ensure(line_words * nthreads, "set_points (line buffers)");
-    out.bucket_g.ensure(buffer * nthreads * D, "set_points (bucket buffer)");
-    out.bucket_perm.ensure(buffer * nthreads, "set_points (bucket buffer)");
-  }
+  // The streamed place's line buffers: their size depends on the bins and the threads, and
+  // its choice on M and the bins, so the same or fewer points allocate nothing.
+  const bool streamed = use_streamed(D, M, nbins, place);
+  const std::int64_t words = (kStreamedWordsPerBin * nbins + 7) & ~std::int64_t(7);  // lines
+  if (streamed) out.line_buffers.ensure(words * nthreads, "set_points (line buffers)");
   timer.lap("offsets");
   double* g = out.g.data();
   std::int64_t* perm = out.perm.data();
-  if (!two_level) {
+  std::uint64_t* buffers = out.line_buffers.data();
 #pragma omp parallel num_threads(nthreads)
-    for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads())
+  for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads()) {
+    if (streamed)
+      place_points_streamed(pass, chunk_begin(c), chunk_begin(c + 1), nbins, cnt + c * nbins,
+                            g, perm, buffers + omp_get_thread_num() * words);
+    else
       place_points(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, g, perm);
-    timer.lap("place");
-    return;
   }
-#pragma omp parallel num_threads(nthreads)
-  for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads())
-    place_buckets(pass, chunk_begin(c), chunk_begin(c + 1), buckets.log, buckets.count,
-                  bucket_next + c * buckets.count, g, perm,
-                  out.line_buffers.data() + omp_get_thread_num() * line_words);
-  timer.lap("bucket");
-  if (buckets.log == 0) return;
-  const std::int64_t* starts = out.bin_start.data();
-  const int per_bucket = 1 << buckets.log;
-#pragma omp parallel num_threads(nthreads)
-  {
-    double* tg = out.bucket_g.data() + omp_get_thread_num() * buffer * D;
-    std::int64_t* tperm = out.bucket_perm.data() + omp_get_thread_num() * buffer;
-#pragma omp for schedule(dynamic, 4)
-    for (std::int64_t k = 0; k < buckets.count; ++k) {
-      const std::int64_t b0 = k << buckets.log;
-      sort_bucket<D>(starts, b0, static_cast<int>(std::min<std::int64_t>(per_bucket, nbins - b0)),
-                     g, perm, tg, tperm);
-    }
-  }
-  timer.lap("sort buckets");
+  timer.lap(streamed ? "place (streamed)" : "place");
 }
 
 template <int D, typename T>

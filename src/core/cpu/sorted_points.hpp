@@ -4,12 +4,10 @@
 //
 // The sort is a two-pass counting sort over the user's arrays (OpenMP): pass 1 folds every
 // point, checks it and counts it into its bin; pass 2 folds it again and writes it to its
-// place. With many bins, pass 2 has two levels: A writes each point to its bucket (a run of
-// consecutive bins, whose sorted points are contiguous: a few hundred write streams instead of
-// two per bin), B sorts each bucket within its own range, in cache. With few bins it writes
-// each point straight to its bin's next free slot. Nothing else reads or writes per-point
-// memory: no bin index array, no gather through the permutation, no pass for the boxes (they
-// follow from the bins).
+// bin's next free slot: for many points through a line buffer per bin and array, each full
+// line streamed past the caches (store misses on thousands of open lines were most of the
+// sort's time). Nothing else reads or writes per-point memory: no bin index array, no gather
+// through the permutation, no pass for the boxes (they follow from the bins).
 #pragma once
 
 #include <array>
@@ -69,10 +67,7 @@ struct SortedPoints {
   std::vector<std::uint32_t> counts32;
   std::vector<std::int64_t> counts64;
   std::vector<std::int64_t> bin_start;
-  // The two-level place's per-thread copy of one bucket (coordinates, packed perm slots).
-  HostArray<double> bucket_g;
-  HostArray<std::int64_t> bucket_perm;
-  // Level A's line buffers per thread: 2 lines and 2 cursors per bucket.
+  // The streamed place's line buffers and cursors, per thread (bin_pass.hpp).
   HostArray<std::uint64_t> line_buffers;
 
   template <int D>
@@ -80,16 +75,16 @@ struct SortedPoints {
     return g.data() + j * D;
   }
   std::size_t bytes() const {
-    return g.bytes() + perm.bytes() + bucket_g.bytes() + bucket_perm.bytes() + line_buffers.bytes() +
+    return g.bytes() + perm.bytes() + line_buffers.bytes() +
            subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
            (counts64.capacity() + bin_start.capacity()) * sizeof(std::int64_t);
   }
 };
 
-// How pass 2 writes the points: Auto picks by the number of bins; the others force one way
-// (tests; TwoLevel still falls back to OneLevel when a bucket would not fit its buffer).
-enum class Place { Auto, OneLevel, TwoLevel };
+// How pass 2 writes the points: Auto picks by the number of points and bins; the others force
+// one way (tests compare them; the results are the same bit for bit).
+enum class Place { Auto, Direct, Streamed };
 
 // Checks x/y/z (Error(BadPoints) naming the first bad coordinate, as check_points_host; the
 // arrays and M are checked by the caller), folds and rescales them, sorts them into bins (when
