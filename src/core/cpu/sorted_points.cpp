@@ -66,17 +66,23 @@ void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1
   NUFFTMP_CPU_DISPATCH(place_points_streamed, a, j0, j1, nbins, next, g, perm, scratch);
 }
 
-// Pass 2 streams its writes (bin_pass.hpp) when the points are many, on average (uniform
-// points; clustered ones only help it) a few lines per bin and stream, and the arrays larger
-// than a core's L2 (smaller ones stay in cache for the ordinary stores and the execute that
-// reads them next). Below that, on this project's 2-core machine (1 thread, 3D float 64^3
-// modes, 8192 bins): 1e5 points 1.3 ms direct against 2.1-6 streamed, 2e5 3.6 against 3.2.
+// Pass 2 may stream its writes (bin_pass.hpp) when the points are many, a few lines per bin
+// and array on average, and the arrays larger than a core's L2 (smaller ones stay in cache for
+// the ordinary stores and the execute that reads them next); it does when they fill enough
+// bins that the direct place has many lines open (a few bins are a few sequential streams,
+// which the direct place writes faster). On this project's 2-core machine, 1 thread, 1e6 float
+// points on 128^3 cells (8192 bins), sort_points ms direct / streamed: 8.9 / 11.6 on 16
+// nonempty bins, 16.7 / 12.1 on 128, 18.5 / 14.9 on all; on 1024^2 cells (4096 bins) 6.7 / 7.9
+// on 16, 14.0 / 8.1 on 64; 1e5 uniform points on 8192 bins 1.3 / 2.1-6, 2e5 3.6 / 3.2.
 constexpr std::int64_t kMinStreamedPointsPerBin = 32;
 constexpr std::int64_t kMinStreamedBytes = std::int64_t(4) << 20;
+constexpr std::int64_t kMinStreamedNonemptyBins = 32;
 
-bool use_streamed(int dim, std::int64_t M, std::int64_t nbins, Place place) {
+// Whether the streamed place may be used (then its buffers exist: this depends on M, not on
+// where the points lie, so that the same or fewer points allocate nothing).
+bool may_stream(int dim, std::int64_t M, std::int64_t nbins, Place place) {
   if (place != Place::Auto) return place == Place::Streamed;
-  return nbins > 1 && M >= kMinStreamedPointsPerBin * nbins &&
+  return nbins >= kMinStreamedNonemptyBins && M >= kMinStreamedPointsPerBin * nbins &&
          M * (dim + 1) * static_cast<std::int64_t>(sizeof(double)) >= kMinStreamedBytes;
 }
 
@@ -113,9 +119,10 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
     throw Error(ErrorCode::Internal, "set_points: a coordinate failed the fold check");
   }
   // Offsets: bin by bin, chunk by chunk (the sort is stable).
-  std::int64_t offset = 0;
+  std::int64_t offset = 0, nonempty = 0;
   for (std::int64_t b = 0; b < nbins; ++b) {
     out.bin_start[b] = offset;
+    if (b > 0) nonempty += offset > out.bin_start[b - 1];
     for (int c = 0; c < nchunks; ++c) {
       const std::int64_t n = static_cast<std::int64_t>(cnt[c * nbins + b]);
       cnt[c * nbins + b] = static_cast<Count>(offset);
@@ -123,15 +130,17 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
     }
   }
   out.bin_start[nbins] = offset;
+  nonempty += offset > out.bin_start[nbins - 1];
   // Only now may the previous points go: the arrays grow (discarding them) or are reused.
   out.M = 0;
   out.g.ensure(M * D, "set_points (sorted coordinates)");
   out.perm.ensure(M, "set_points (sort permutation)");
-  // The streamed place's line buffers: their size depends on the bins and the threads, and
-  // its choice on M and the bins, so the same or fewer points allocate nothing.
-  const bool streamed = use_streamed(D, M, nbins, place);
+  // The streamed place's line buffers: their size depends on the bins and the threads.
+  const bool may = may_stream(D, M, nbins, place);
   const std::int64_t words = (kStreamedWordsPerBin * nbins + 7) & ~std::int64_t(7);  // lines
-  if (streamed) out.line_buffers.ensure(words * nthreads, "set_points (line buffers)");
+  if (may) out.line_buffers.ensure(words * nthreads, "set_points (line buffers)");
+  const bool streamed =
+      may && (place == Place::Streamed || nonempty >= kMinStreamedNonemptyBins);
   timer.lap("offsets");
   double* g = out.g.data();
   std::int64_t* perm = out.perm.data();
