@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -250,49 +251,52 @@ TEST(CpuSetPoints, StreamedPlaceMatchesTheDirectPlace) {
     }
 }
 
-TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheArrays) {
+// Sorts `first`, then each of `rest` (the same or fewer points) on one SortedPoints: no array
+// is reallocated and the memory it reports stays (the subproblem list only grows to the most
+// subproblems seen, the first set's).
+void expect_no_allocation_after_first(int dim, const std::array<std::int64_t, 3>& nf,
+                                      const Points<float>& first,
+                                      std::initializer_list<const Points<float>*> rest) {
   using namespace nufftmp::detail::cpu;
+  SortedPoints<float> sp;
+  sort_points<float>(dim, first.M, first.x(), first.y(), first.z(), nf, 5, true, 2, 0, sp);
+  const double* g = sp.g.data();
+  const std::int64_t* perm = sp.perm.data();
+  const std::uint64_t* lines = sp.line_buffers.data();
+  const std::size_t bytes = sp.bytes();
+  for (const auto* p : rest) {
+    sort_points<float>(dim, p->M, p->x(), p->y(), p->z(), nf, 5, true, 2, 0, sp);
+    EXPECT_EQ(sp.M, p->M);
+    EXPECT_EQ(sp.g.data(), g);
+    EXPECT_EQ(sp.perm.data(), perm);
+    EXPECT_EQ(sp.line_buffers.data(), lines);
+    EXPECT_EQ(sp.bytes(), bytes);
+  }
+}
+
+TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheArrays) {
   auto rng = make_rng(salt_of("reuse"));
   const std::array<std::int64_t, 3> nf = {64, 48, 1};
   const auto big = uniform_points<float>(2, 30000, rng);
   const auto small = clustered_points<float>(2, 700, nf, rng);
-  SortedPoints<float> sp;
-  sort_points<float>(2, big.M, big.x(), big.y(), nullptr, nf, 5, true, 2, 0, sp);
-  const double* g = sp.g.data();
-  const std::int64_t* perm = sp.perm.data();
-  const std::size_t bytes = sp.bytes();
-  for (const auto* p : {&small, &big, &small}) {
-    sort_points<float>(2, p->M, p->x(), p->y(), nullptr, nf, 5, true, 2, 0, sp);
-    EXPECT_EQ(sp.M, p->M);
-    EXPECT_EQ(sp.g.data(), g);
-    EXPECT_EQ(sp.perm.data(), perm);
-  }
-  // The subproblem list may only have grown to the most subproblems seen (the big set's).
-  EXPECT_EQ(sp.bytes(), bytes);
+  expect_no_allocation_after_first(2, nf, big, {&small, &big, &small});
 }
 
 TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheStreamedPlacesBuffers) {
-  // Enough points for the streamed place (Auto), then fewer (the direct place), clustered,
-  // and as many again: nothing is allocated after the first call.
-  using namespace nufftmp::detail::cpu;
+  // Enough points for the streamed place (Auto), then fewer (the direct place), clustered
+  // (the direct place: few bins), and as many again.
   auto rng = make_rng(salt_of("reuse-streamed"));
   const std::array<std::int64_t, 3> nf = {128, 128, 128};
   const auto big = uniform_points<float>(3, 300000, rng);
   const auto cl = clustered_points<float>(3, 300000, nf, rng);
   const auto small = uniform_points<float>(3, 2000, rng);
-  SortedPoints<float> sp;
-  sort_points<float>(3, big.M, big.x(), big.y(), big.z(), nf, 5, true, 2, 0, sp);
-  ASSERT_GT(sp.line_buffers.bytes(), 0u);
-  const double* g = sp.g.data();
-  const std::uint64_t* lines = sp.line_buffers.data();
-  const std::size_t bytes = sp.bytes();
-  for (const auto* p : {&small, &cl, &big, &small, &big}) {
-    sort_points<float>(3, p->M, p->x(), p->y(), p->z(), nf, 5, true, 2, 0, sp);
-    EXPECT_EQ(sp.M, p->M);
-    EXPECT_EQ(sp.g.data(), g);
-    EXPECT_EQ(sp.line_buffers.data(), lines);
-    EXPECT_EQ(sp.bytes(), bytes);
+  {
+    nufftmp::detail::cpu::SortedPoints<float> sp;
+    nufftmp::detail::cpu::sort_points<float>(3, big.M, big.x(), big.y(), big.z(), nf, 5, true,
+                                             2, 0, sp);
+    ASSERT_GT(sp.line_buffers.bytes(), 0u);
   }
+  expect_no_allocation_after_first(3, nf, big, {&small, &cl, &big, &small, &big});
 }
 
 TEST(CpuSetPoints, BinLayoutCoversTheGridWithinTheCap) {
