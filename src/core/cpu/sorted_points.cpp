@@ -122,15 +122,14 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   std::int64_t offset = 0, nonempty = 0;
   for (std::int64_t b = 0; b < nbins; ++b) {
     out.bin_start[b] = offset;
-    if (b > 0) nonempty += offset > out.bin_start[b - 1];
     for (int c = 0; c < nchunks; ++c) {
       const std::int64_t n = static_cast<std::int64_t>(cnt[c * nbins + b]);
       cnt[c * nbins + b] = static_cast<Count>(offset);
       offset += n;
     }
+    nonempty += offset > out.bin_start[b];
   }
   out.bin_start[nbins] = offset;
-  nonempty += offset > out.bin_start[nbins - 1];
   // Only now may the previous points go: the arrays grow (discarding them) or are reused.
   out.M = 0;
   out.g.ensure(M * D, "set_points (sorted coordinates)");
