@@ -4,7 +4,11 @@
 //   plan_steady  best of 3 more plans of the same shape (the previous one destroyed)
 //   setpts_first the first set_points of a fresh plan (its arrays are allocated and touched)
 //   setpts       best of n_runs set_points of the same points on that plan
-//   exec         best of n_runs executes after one warm-up
+//   exec         best of n_runs executes after one warm-up, each the first after a set_points
+//   exec2        best of n_runs executes each right after exec's (the same points: what a user
+//                executing many vectors on one set of points pays per call)
+//   setpts_exec  best of n_runs set_points + the execute right after it (what a user pays for
+//                new points: a faster set_points must not be paid back in that execute)
 // One line of JSON per run. Built and run by scripts/cpu_vs_finufft.sh (not part of the
 // library build). Usage:
 //   cpu_setpts_timing f|d type dim N M tol [uniform|cluster] [n_runs]
@@ -63,22 +67,29 @@ int run(int type, int dim, std::int64_t N, std::int64_t M, double tol, bool clus
   t = Clock::now();
   plan.set_points(M, xyz[0].data(), y, z);
   const double setpts_first = ms_since(t);
-  double setpts = HUGE_VAL, exec = HUGE_VAL;
+  double setpts = HUGE_VAL, exec = HUGE_VAL, exec2 = HUGE_VAL, setpts_exec = HUGE_VAL;
   plan.execute(c.data(), f.data());  // warm-up
   for (int r = 0; r < n_runs; ++r) {
     t = Clock::now();
     plan.set_points(M, xyz[0].data(), y, z);
-    setpts = std::min(setpts, ms_since(t));
+    const double s = ms_since(t);
+    setpts = std::min(setpts, s);
     t = Clock::now();
     plan.execute(c.data(), f.data());
-    exec = std::min(exec, ms_since(t));
+    const double e = ms_since(t);
+    exec = std::min(exec, e);
+    setpts_exec = std::min(setpts_exec, s + e);
+    t = Clock::now();
+    plan.execute(c.data(), f.data());
+    exec2 = std::min(exec2, ms_since(t));
   }
   std::printf("{\"prec\":\"%s\",\"type\":%d,\"dim\":%d,\"N\":%lld,\"M\":%lld,\"tol\":%g,"
               "\"dist\":\"%s\",\"modes\":%lld,\"plan_first_ms\":%.3f,\"plan_steady_ms\":%.3f,"
-              "\"setpts_first_ms\":%.3f,\"setpts_ms\":%.3f,\"exec_ms\":%.3f}\n",
+              "\"setpts_first_ms\":%.3f,\"setpts_ms\":%.3f,\"exec_ms\":%.3f,\"exec2_ms\":%.3f,"
+              "\"setpts_exec_ms\":%.3f}\n",
               sizeof(T) == 4 ? "f" : "d", type, dim, static_cast<long long>(N),
               static_cast<long long>(M), tol, cluster ? "cluster" : "uniform",
-              static_cast<long long>(nmodes), plan_first, plan_steady, setpts_first, setpts, exec);
+              static_cast<long long>(nmodes), plan_first, plan_steady, setpts_first, setpts, exec, exec2, setpts_exec);
   return 0;
 }
 

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -26,14 +28,15 @@ namespace {
 
 // Error against the direct sum of the points the plan holds now (pts), without setting them.
 template <typename T>
-double error_of_current_points(Plan<T>& plan, const Points<T>& pts, std::mt19937_64& rng) {
+double error_of_current_points(Plan<T>& plan, const Points<T>& pts, std::mt19937_64& rng,
+                               std::int64_t outputs) {
   const std::int64_t M = pts.M, nmodes = plan.num_modes();
   const auto N = plan.modes();
   if (plan.type() == 1) {
     auto c = random_complex<T>(M, rng);
     std::vector<std::complex<T>> f(static_cast<size_t>(nmodes), {7, 7});
     plan.execute(c.data(), f.data());
-    const auto idx = sample_indices(nmodes, 300, rng);
+    const auto idx = sample_indices(nmodes, outputs, rng);
     const auto exact = reference::type1<T>(plan.dim(), M, pts.x(), pts.y(), pts.z(), c.data(),
                                            plan.isign(), N.data(), 0, idx);
     return reference::rel_l2_error<T>(exact, f.data(), idx);
@@ -41,16 +44,23 @@ double error_of_current_points(Plan<T>& plan, const Points<T>& pts, std::mt19937
   auto f = random_complex<T>(nmodes, rng);
   std::vector<std::complex<T>> c(static_cast<size_t>(M), {7, 7});
   plan.execute(c.data(), f.data());
-  const auto idx = sample_indices(M, 300, rng);
+  const auto idx = sample_indices(M, outputs, rng);
   const auto exact = reference::type2<T>(plan.dim(), pts.x(), pts.y(), pts.z(), f.data(),
                                          plan.isign(), N.data(), 0, idx);
   return reference::rel_l2_error<T>(exact, c.data(), idx);
 }
 
+// The point counts of one reset sequence, and how many outputs each check samples.
+struct ResetSizes {
+  std::int64_t first, grown, shrunk, bad, clustered, folded, outputs;
+};
+constexpr ResetSizes kFewPoints = {3000, 20000, 900, 30000, 25000, 5000, 300};
+
 template <typename T>
-void reset_sequence(int type, int dim, double tol, double bound) {
+void reset_sequence(int type, int dim, double tol, double bound,
+                    const ResetSizes& n = kFewPoints) {
   const std::string name = "reset" + std::to_string(type) + std::to_string(dim) +
-                           (sizeof(T) == 4 ? "f" : "d");
+                           (sizeof(T) == 4 ? "f" : "d") + std::to_string(n.first);
   SCOPED_TRACE(name);
   auto rng = make_rng(salt_of(name));
   const std::vector<std::int64_t> modes = dim == 1 ? std::vector<std::int64_t>{200}
@@ -59,35 +69,38 @@ void reset_sequence(int type, int dim, double tol, double bound) {
   Plan<T> plan(type, modes, 1, 1, tol, cpu_options());
   const auto nf = plan.fine_grid();
   // Uniform, then more points (the arrays grow), then fewer.
-  const auto a = uniform_points<T>(dim, 3000, rng);
-  EXPECT_LE(check_transform(plan, 0, a, rng, 300).rel_err, bound) << "first";
-  const auto b = uniform_points<T>(dim, 20000, rng);
-  EXPECT_LE(check_transform(plan, 0, b, rng, 300).rel_err, bound) << "grown";
-  const auto c = uniform_points<T>(dim, 900, rng);
-  EXPECT_LE(check_transform(plan, 0, c, rng, 300).rel_err, bound) << "shrunk";
-  EXPECT_LE(check_transform(plan, 0, b, rng, 300).rel_err, bound) << "grown again";
+  const auto a = uniform_points<T>(dim, n.first, rng);
+  EXPECT_LE(check_transform(plan, 0, a, rng, n.outputs).rel_err, bound) << "first";
+  const auto b = uniform_points<T>(dim, n.grown, rng);
+  EXPECT_LE(check_transform(plan, 0, b, rng, n.outputs).rel_err, bound) << "grown";
+  const auto c = uniform_points<T>(dim, n.shrunk, rng);
+  EXPECT_LE(check_transform(plan, 0, c, rng, n.outputs).rel_err, bound) << "shrunk";
+  EXPECT_LE(check_transform(plan, 0, b, rng, n.outputs).rel_err, bound) << "grown again";
 
   // A NaN on a later call, among more points than ever: BadPoints naming it, and the plan
   // keeps the points it had.
-  auto bad = uniform_points<T>(dim, 30000, rng);
-  bad.xyz[dim - 1][29876] = std::numeric_limits<T>::quiet_NaN();
+  auto bad = uniform_points<T>(dim, n.bad, rng);
+  const std::int64_t at = n.bad - 124;
+  bad.xyz[dim - 1][at] = std::numeric_limits<T>::quiet_NaN();
   const std::string axis(1, "xyz"[dim - 1]);
   try {
     plan.set_points(bad.M, bad.x(), bad.y(), bad.z());
     ADD_FAILURE() << "no error for a NaN coordinate";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::BadPoints);
-    EXPECT_NE(std::string(e.what()).find(axis + "[29876]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(axis + "[" + std::to_string(at) + "]"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(plan.num_points(), b.M);
-  EXPECT_LE(error_of_current_points(plan, b, rng), bound) << "after the failed call";
+  EXPECT_LE(error_of_current_points(plan, b, rng, n.outputs), bound) << "after the failed call";
 
   // Then a valid call works: clustered points after uniform ones.
-  const auto cl = clustered_points<T>(dim, 25000, nf, rng);
-  EXPECT_LE(check_transform(plan, 0, cl, rng, 300).rel_err, bound) << "clustered";
+  const auto cl = clustered_points<T>(dim, n.clustered, nf, rng);
+  EXPECT_LE(check_transform(plan, 0, cl, rng, n.outputs).rel_err, bound) << "clustered";
   // And uniform after clustered, fewer of them.
-  const auto u = uniform_points<T>(dim, 5000, rng, -3 * kPi, 3 * kPi);
-  EXPECT_LE(check_transform(plan, 0, u, rng, 300).rel_err, bound) << "uniform, folded";
+  const auto u = uniform_points<T>(dim, n.folded, rng, -3 * kPi, 3 * kPi);
+  EXPECT_LE(check_transform(plan, 0, u, rng, n.outputs).rel_err, bound) << "uniform, folded";
 }
 
 TEST(CpuSetPoints, ResetOnOnePlanMatchesTheDirectSum) {
@@ -95,6 +108,20 @@ TEST(CpuSetPoints, ResetOnOnePlanMatchesTheDirectSum) {
     for (int dim : {1, 2, 3}) {
       reset_sequence<double>(type, dim, 1e-9, 1e-8);
       reset_sequence<float>(type, dim, 1e-4, 1e-3);
+    }
+}
+
+// The same with enough points for the streamed place (sorted_points.cpp: above 4 MiB of sorted
+// points, 131072 in 3D to 262144 in 1D), except the shrunk set (the direct place in between);
+// fewer sampled outputs, since each costs a sum over all points in type 1.
+TEST(CpuSetPoints, ResetWithManyPointsMatchesTheDirectSum) {
+  const ResetSizes many = {300000, 400000, 900, 420000, 300000, 290000, 40};
+  for (int type : {1, 2})
+    for (int dim : {1, 2, 3}) {
+      if ((type + dim) % 2 == 0)
+        reset_sequence<double>(type, dim, 1e-9, 1e-8, many);
+      else
+        reset_sequence<float>(type, dim, 1e-4, 1e-3, many);
     }
 }
 
@@ -178,25 +205,98 @@ TEST(CpuSetPoints, SortedPointsKeepTheirInvariants) {
       }
 }
 
-TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheArrays) {
+// The streamed place writes what the direct place writes, bit for bit (the execute reads
+// either): every dimension and precision, one and several threads (chunks, whose shares of a
+// bin meet inside a line), many and few points per bin, 5 points (only partial lines).
+template <typename T>
+void streamed_matches_direct(int dim, const Points<T>& pts, const std::array<std::int64_t, 3>& nf,
+                             int nthreads) {
   using namespace nufftmp::detail::cpu;
+  SortedPoints<T> a, b;
+  sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, 5, true, nthreads, 0, a,
+                 Place::Direct);
+  sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, 5, true, nthreads, 0, b,
+                 Place::Streamed);
+  ASSERT_EQ(a.M, pts.M);
+  ASSERT_EQ(b.M, pts.M);
+  EXPECT_EQ(std::memcmp(a.g.data(), b.g.data(), sizeof(double) * pts.M * dim), 0);
+  EXPECT_EQ(std::memcmp(a.perm.data(), b.perm.data(), sizeof(std::int64_t) * pts.M), 0);
+  EXPECT_TRUE(a.bin_start == b.bin_start);
+  ASSERT_EQ(a.subproblems.size(), b.subproblems.size());
+  for (size_t s = 0; s < a.subproblems.size(); ++s) {
+    EXPECT_EQ(a.subproblems[s].begin, b.subproblems[s].begin);
+    EXPECT_EQ(a.subproblems[s].lo, b.subproblems[s].lo);
+    EXPECT_EQ(a.subproblems[s].extent, b.subproblems[s].extent);
+  }
+  EXPECT_GT(b.line_buffers.bytes(), 0u);
+}
+
+TEST(CpuSetPoints, StreamedPlaceMatchesTheDirectPlace) {
+  auto rng = make_rng(salt_of("streamed-direct"));
+  for (int dim : {1, 2, 3})
+    for (int nthreads : {1, 3}) {
+      SCOPED_TRACE("dim " + std::to_string(dim) + " threads " + std::to_string(nthreads));
+      // Few bins (many points per bin) and many (a few points per bin).
+      const std::array<std::int64_t, 3> few = {dim == 1 ? 3000 : 300, dim >= 2 ? 64 : 1,
+                                               dim >= 3 ? 40 : 1};
+      const std::array<std::int64_t, 3> many = {dim == 1 ? 400000 : dim == 2 ? 2048 : 256,
+                                                dim >= 2 ? 1024 : 1, dim >= 3 ? 128 : 1};
+      for (const auto& nf : {few, many}) {
+        streamed_matches_direct(dim, uniform_points<double>(dim, 60001, rng, -3 * kPi, 3 * kPi),
+                                nf, nthreads);
+        streamed_matches_direct(dim, uniform_points<float>(dim, 50000, rng), nf, nthreads);
+        streamed_matches_direct(dim, clustered_points<float>(dim, 40000, nf, rng), nf, nthreads);
+        streamed_matches_direct(dim, uniform_points<double>(dim, 5, rng), nf, nthreads);
+      }
+    }
+}
+
+// Sorts `first`, then each of `rest` (the same or fewer points) on one SortedPoints: no array
+// is reallocated and the memory it reports stays (the subproblem list only grows to the most
+// subproblems seen, the first set's).
+void expect_no_allocation_after_first(int dim, const std::array<std::int64_t, 3>& nf,
+                                      const Points<float>& first,
+                                      std::initializer_list<const Points<float>*> rest) {
+  using namespace nufftmp::detail::cpu;
+  SortedPoints<float> sp;
+  sort_points<float>(dim, first.M, first.x(), first.y(), first.z(), nf, 5, true, 2, 0, sp);
+  const double* g = sp.g.data();
+  const std::int64_t* perm = sp.perm.data();
+  const std::uint64_t* lines = sp.line_buffers.data();
+  const std::size_t bytes = sp.bytes();
+  for (const auto* p : rest) {
+    sort_points<float>(dim, p->M, p->x(), p->y(), p->z(), nf, 5, true, 2, 0, sp);
+    EXPECT_EQ(sp.M, p->M);
+    EXPECT_EQ(sp.g.data(), g);
+    EXPECT_EQ(sp.perm.data(), perm);
+    EXPECT_EQ(sp.line_buffers.data(), lines);
+    EXPECT_EQ(sp.bytes(), bytes);
+  }
+}
+
+TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheArrays) {
   auto rng = make_rng(salt_of("reuse"));
   const std::array<std::int64_t, 3> nf = {64, 48, 1};
   const auto big = uniform_points<float>(2, 30000, rng);
   const auto small = clustered_points<float>(2, 700, nf, rng);
-  SortedPoints<float> sp;
-  sort_points<float>(2, big.M, big.x(), big.y(), nullptr, nf, 5, true, 2, 0, sp);
-  const double* g = sp.g.data();
-  const std::int64_t* perm = sp.perm.data();
-  const std::size_t bytes = sp.bytes();
-  for (const auto* p : {&small, &big, &small}) {
-    sort_points<float>(2, p->M, p->x(), p->y(), nullptr, nf, 5, true, 2, 0, sp);
-    EXPECT_EQ(sp.M, p->M);
-    EXPECT_EQ(sp.g.data(), g);
-    EXPECT_EQ(sp.perm.data(), perm);
+  expect_no_allocation_after_first(2, nf, big, {&small, &big, &small});
+}
+
+TEST(CpuSetPoints, TheSameOrFewerPointsReuseTheStreamedPlacesBuffers) {
+  // Enough points for the streamed place (Auto), then fewer (the direct place), clustered
+  // (the direct place: few bins), and as many again.
+  auto rng = make_rng(salt_of("reuse-streamed"));
+  const std::array<std::int64_t, 3> nf = {128, 128, 128};
+  const auto big = uniform_points<float>(3, 300000, rng);
+  const auto cl = clustered_points<float>(3, 300000, nf, rng);
+  const auto small = uniform_points<float>(3, 2000, rng);
+  {
+    nufftmp::detail::cpu::SortedPoints<float> sp;
+    nufftmp::detail::cpu::sort_points<float>(3, big.M, big.x(), big.y(), big.z(), nf, 5, true,
+                                             2, 0, sp);
+    ASSERT_GT(sp.line_buffers.bytes(), 0u);
   }
-  // The subproblem list may only have grown to the most subproblems seen (the big set's).
-  EXPECT_EQ(sp.bytes(), bytes);
+  expect_no_allocation_after_first(3, nf, big, {&small, &cl, &big, &small, &big});
 }
 
 TEST(CpuSetPoints, BinLayoutCoversTheGridWithinTheCap) {

@@ -20,6 +20,9 @@ struct BinPass {
   double stride[3] = {1, 1, 1};    // bins between neighbours along each axis
 };
 
+// Words of place_points_streamed's scratch per bin (two line buffers, two cursors).
+constexpr std::int64_t kStreamedWordsPerBin = 18;
+
 }  // namespace nufftmp::detail::cpu
 
 // Count is the counters' type: uint32 while M < 2^32 (the counters of 2^13 bins then fit in
@@ -34,6 +37,12 @@ struct BinPass {
   template <typename T, typename Count>                                                        \
   void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
                     double* g, std::int64_t* perm);                                            \
+  /* The same through a line buffer per bin and stream, written out with streaming stores */ \
+  /* (the same result); scratch: kStreamedWordsPerBin * nbins words, 64-byte aligned.       */ \
+  template <typename T, typename Count>                                                        \
+  void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
+                             std::int64_t nbins, Count* next, double* g, std::int64_t* perm,   \
+                             std::uint64_t* scratch);                                          \
   }
 
 NUFFTMP_CPU_DECLARE_BIN_PASS_ISA(generic)

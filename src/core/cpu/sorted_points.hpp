@@ -3,9 +3,11 @@
 // sorted points) whose bounding boxes are known up front.
 //
 // The sort is a two-pass counting sort over the user's arrays (OpenMP): pass 1 folds every
-// point, checks it and counts it into its bin; pass 2 folds it again and writes it straight to
-// its bin's next free slot. Nothing else reads or writes per-point memory: no bin index array,
-// no gather through the permutation, no pass for the boxes (they follow from the bins).
+// point, checks it and counts it into its bin; pass 2 folds it again and writes it to its
+// bin's next free slot: for many points through a line buffer per bin and array, each full
+// line streamed past the caches (store misses on thousands of open lines were most of the
+// sort's time). Nothing else reads or writes per-point memory: no bin index array, no gather
+// through the permutation, no pass for the boxes (they follow from the bins).
 #pragma once
 
 #include <array>
@@ -65,17 +67,24 @@ struct SortedPoints {
   std::vector<std::uint32_t> counts32;
   std::vector<std::int64_t> counts64;
   std::vector<std::int64_t> bin_start;
+  // The streamed place's line buffers and cursors, per thread (bin_pass.hpp).
+  HostArray<std::uint64_t> line_buffers;
 
   template <int D>
   const double* point(std::int64_t j) const {
     return g.data() + j * D;
   }
   std::size_t bytes() const {
-    return g.bytes() + perm.bytes() + subproblems.capacity() * sizeof(Subproblem) +
+    return g.bytes() + perm.bytes() + line_buffers.bytes() +
+           subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
            (counts64.capacity() + bin_start.capacity()) * sizeof(std::int64_t);
   }
 };
+
+// How pass 2 writes the points: Auto picks by the number of points and bins; the others force
+// one way (tests compare them; the results are the same bit for bit).
+enum class Place { Auto, Direct, Streamed };
 
 // Checks x/y/z (Error(BadPoints) naming the first bad coordinate, as check_points_host; the
 // arrays and M are checked by the caller), folds and rescales them, sorts them into bins (when
@@ -85,6 +94,6 @@ struct SortedPoints {
 template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
-                 int debug, SortedPoints<T>& out);
+                 int debug, SortedPoints<T>& out, Place place = Place::Auto);
 
 }  // namespace nufftmp::detail::cpu

@@ -23,7 +23,8 @@ constexpr int kSpan = 256;
 
 // Quotient and remainder, in 32 bits when both fit (a 64-bit division is a long instruction
 // sequence on the GPU).
-__device__ __forceinline__ std::int64_t divide(std::int64_t a, std::int64_t b, std::int64_t& rem) {
+__device__ __forceinline__ std::int64_t divide(std::int64_t a, std::int64_t b,
+                                               std::int64_t& rem) {
   if (a < (std::int64_t(1) << 32) && b < (std::int64_t(1) << 32)) {
     const auto ua = static_cast<std::uint32_t>(a), ub = static_cast<std::uint32_t>(b);
     const std::uint32_t q = ua / ub;
@@ -42,10 +43,10 @@ struct RowUnit {
 __device__ __forceinline__ RowUnit row_unit(std::int64_t u, std::int64_t spans, std::int64_t n1,
                                             std::int64_t n2) {
   RowUnit r;
-  std::int64_t span = 0, t = 0;
+  std::int64_t span = 0;
   r.row = divide(u, spans, span);
   r.x0 = span * kSpan;
-  t = divide(r.row, n1, r.i1);
+  const std::int64_t t = divide(r.row, n1, r.i1);
   r.b = divide(t, n2, r.i2);
   return r;
 }

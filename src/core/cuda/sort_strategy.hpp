@@ -273,13 +273,15 @@ inline BucketGeometry bucket_geometry(std::int64_t nbins, const BucketKnob& knob
 //           resident per SM (32 warps); a tile takes its place in each (bucket, chunk) segment
 //           with one global atomic per bucket on a copy of the scanned bucket table, so the
 //           work is balanced whatever the number of chunks;
-//   tile2k  the same with 256-thread blocks and tiles of 2048 points, four per SM (shared
-//           memory for double precision and 64-bit indices).
+//   tile2k  the same with tiles of 2048 points (4 per thread), whose smaller shared-memory
+//           stage keeps two blocks per SM in double precision and with 64-bit indices.
 // Pass 3: piece2k = 512 threads, pieces of 2048 records (several blocks per SM); piece4k =
 // 1024 threads, pieces of 4096 records: a bin's run per array twice as long, and one block
 // per SM, so half the lines in flight of piece2k's three (PERFORMANCE.md).
 enum class BucketPass2 { Chunk, Tile, Tile2k };
 enum class BucketPass3 { Piece2k, Piece4k };
+// Value-initialised: the first kernels (chunk, piece2k); an engine takes
+// default_bucket_kernels(dim) unless the environment names others.
 struct BucketKernels {
   BucketPass2 pass2 = BucketPass2::Chunk;
   BucketPass3 pass3 = BucketPass3::Piece2k;
@@ -299,7 +301,6 @@ inline const char* bucket_pass3_name(BucketPass3 k) {
   }
   return "?";
 }
-// NUFFTMP_CUDA_BUCKET_P2 and NUFFTMP_CUDA_BUCKET_P3 (null or empty: chunk, piece2k).
 // The bucket scatter's default passes per dimension (measured: default_scatter above): pass 2
 // in tiles of 2048 everywhere (P3 1.032 ms against the chunk's 1.14), pass 3 in pieces of 4096
 // in 1D and 3D (P1 pass 3 0.93 -> 0.65 ms: 128 bins per bucket leave 16-point runs per 2048
