@@ -120,7 +120,7 @@ if want ab; then
   # Label CASE/SCATTER-COUNT (the default row of each case is in "stages"); Q1 = P1 clustered.
   ab=()
   for c in ${NUFFTMP_AB_CASES:-P1 P2 P3 P4 P7 S31f-6 S32f-6 S31d-12 Q1}; do
-    case_=$c; dist=uniform; [ "$c" = Q1 ] && { case_=P1; dist=cluster; }
+    case_=$c; dist=uniform; [[ $c == Q* ]] && { case_=P${c#Q}; dist=cluster; }
     for v in ${NUFFTMP_AB_VARIANTS:-bucket-block packed-block}; do
       IFS=- read -r sc co p2 p3 <<< "$v"
       e="NUFFTMP_CUDA_SCATTER=$sc NUFFTMP_CUDA_COUNT=$co"
@@ -168,7 +168,7 @@ if printf '%s\n' "${steps[@]}" | grep -qx records; then
   export STAGE_FLAGS=${NUFFTMP_AB_FLAGS---check --check_samples 16}
   reserve=15; want jit || want compare && reserve=265
   for c in ${NUFFTMP_RECORDS_CASES:-P1 P2 P3 P4 P5 P6 P7 S31f-6 S32f-6 S31d-12 Q1}; do
-    case_=$c; dist=uniform; [ "$c" = Q1 ] && { case_=P1; dist=cluster; }
+    case_=$c; dist=uniform; [[ $c == Q* ]] && { case_=P${c#Q}; dist=cluster; }
     for layout in split records; do
       [ "$(left)" -lt "$reserve" ] && { step "records: out of time before $c/$layout"; break 2; }
       run_stage "$c/$layout" "$case_" "$dist" NUFFTMP_CUDA_POINTS=$layout

@@ -58,7 +58,8 @@ class CudaEngine final : public Engine<T> {
         bucket_(bucket_knob_from_env(std::getenv("NUFFTMP_CUDA_BUCKET"))),
         bucket_kernels_(bucket_kernels_from_env(std::getenv("NUFFTMP_CUDA_BUCKET_P2"),
                                                 std::getenv("NUFFTMP_CUDA_BUCKET_P3"), cfg.dim)),
-        layout_(point_layout_from_env(std::getenv("NUFFTMP_CUDA_POINTS"))) {
+        layout_(point_layout_from_env(std::getenv("NUFFTMP_CUDA_POINTS"),
+                                      default_point_layout(sizeof(T), cfg.type, cfg.kernel.w))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)
@@ -539,7 +540,7 @@ class CudaEngine final : public Engine<T> {
   CountKind count_;      // NUFFTMP_CUDA_COUNT, read when the plan is made
   BucketKnob bucket_;    // NUFFTMP_CUDA_BUCKET (tests)
   BucketKernels bucket_kernels_;  // NUFFTMP_CUDA_BUCKET_P2 / _P3 (A/B runs)
-  PointLayout layout_;            // NUFFTMP_CUDA_POINTS (A/B runs)
+  PointLayout layout_;            // default_point_layout, or NUFFTMP_CUDA_POINTS (A/B runs)
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;

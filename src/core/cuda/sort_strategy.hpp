@@ -172,10 +172,21 @@ enum class PointLayout { Split, Records };
 inline const char* point_layout_name(PointLayout k) {
   return k == PointLayout::Split ? "split" : "records";
 }
-// The value of NUFFTMP_CUDA_POINTS (null or empty: split).
-inline PointLayout point_layout_from_env(const char* value) {
+// The default layout of a plan (measured on one H200, PERFORMANCE.md "records layout"):
+// records, which cut set_points by 6-30% (P1 1.36 -> 1.19 ms, S31d-12 0.75 -> 0.60) and leave
+// execute equal or faster (P3 1.66 -> 1.48), except the wide double spreaders of type 1: at
+// w = 13 (S31d-12) the record's decode in the output-driven spreader costs 19% of execute
+// (32.4 -> 38.6 ms), more than set_points saves, so double type 1 above kRecordsMaxWidthDouble
+// keeps split.
+constexpr int kRecordsMaxWidthDouble = 11;
+inline PointLayout default_point_layout(std::size_t real_bytes, int type, int w) {
+  if (real_bytes == 8 && type == 1 && w > kRecordsMaxWidthDouble) return PointLayout::Split;
+  return PointLayout::Records;
+}
+// The value of NUFFTMP_CUDA_POINTS (null or empty: `fallback`, the plan's default above).
+inline PointLayout point_layout_from_env(const char* value, PointLayout fallback) {
   return choice_from_env("NUFFTMP_CUDA_POINTS", value, {PointLayout::Split, PointLayout::Records},
-                         point_layout_name, PointLayout::Split);
+                         point_layout_name, fallback);
 }
 // The layout a sort writes when `wanted` is asked for: records only where the scatter makes
 // records (packed, bucket) and the indices are 32-bit (the kernels decode one record size per

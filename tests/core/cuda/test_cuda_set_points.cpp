@@ -112,6 +112,14 @@ std::vector<Variant> variants() {
   v.push_back({"bucket_block_index64_records", "1", "bucket", "block", nullptr, nullptr, nullptr,
                r});
   v.push_back({"gather_block_records", nullptr, "gather", "block", nullptr, nullptr, nullptr, r});
+  // The split layout forced, where the default (default_point_layout) writes records.
+  const char* sp = "split";
+  v.push_back({"default_splitlayout", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, sp});
+  for (const char* scatter : {"bucket", "packed"})
+    v.push_back({std::string(scatter) + "_block_splitlayout", nullptr, scatter, "block", nullptr,
+                 nullptr, nullptr, sp});
+  v.push_back({"bucket_block_tile2k_piece4k_splitlayout", nullptr, "bucket", "block", nullptr,
+               "tile2k", "piece4k", sp});
   return v;
 }
 

@@ -87,13 +87,16 @@ TEST(SortStrategy, VariantsFromTheEnvironment) {
 }
 
 TEST(SortStrategy, PointLayoutFromTheEnvironment) {
-  EXPECT_EQ(point_layout_from_env(nullptr), PointLayout::Split);  // today's layout by default
-  EXPECT_EQ(point_layout_from_env(""), PointLayout::Split);
-  EXPECT_EQ(point_layout_from_env("split"), PointLayout::Split);
-  EXPECT_EQ(point_layout_from_env("records"), PointLayout::Records);
-  for (const char* bad : {"record", "Records", "records ", "packed", "1"}) {
+  // Unset or empty: the plan's default, whichever it is.
+  for (PointLayout d : {PointLayout::Split, PointLayout::Records}) {
+    EXPECT_EQ(point_layout_from_env(nullptr, d), d);
+    EXPECT_EQ(point_layout_from_env("", d), d);
+    EXPECT_EQ(point_layout_from_env("split", d), PointLayout::Split);
+    EXPECT_EQ(point_layout_from_env("records", d), PointLayout::Records);
+  }
+  for (const char* bad : {"record", "Records", "records ", "packed", "1", "auto"}) {
     try {
-      point_layout_from_env(bad);
+      point_layout_from_env(bad, PointLayout::Records);
       ADD_FAILURE() << bad << " accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
@@ -110,6 +113,22 @@ TEST(SortStrategy, PointLayoutFromTheEnvironment) {
   }
   for (ScatterKind k : {ScatterKind::Gather, ScatterKind::Direct})
     EXPECT_EQ(sorted_layout(PointLayout::Records, k, false), PointLayout::Split);
+}
+
+TEST(SortStrategy, DefaultPointLayout) {
+  // Records everywhere (float and double, every type and width)...
+  for (int type : {1, 2})
+    for (int w : {2, 6, 8, 10, 11}) {
+      EXPECT_EQ(default_point_layout(4, type, w), PointLayout::Records) << type << " " << w;
+      EXPECT_EQ(default_point_layout(8, type, w), PointLayout::Records) << type << " " << w;
+    }
+  for (int w : {12, 13, 16}) {
+    EXPECT_EQ(default_point_layout(4, 1, w), PointLayout::Records);
+    EXPECT_EQ(default_point_layout(8, 2, w), PointLayout::Records);
+    // ...but double type 1 past kRecordsMaxWidthDouble, where the decode costs execute more
+    // than set_points saves.
+    EXPECT_EQ(default_point_layout(8, 1, w), PointLayout::Split);
+  }
 }
 
 TEST(SortStrategy, BucketKnobFromTheEnvironment) {
