@@ -59,7 +59,7 @@ class CudaEngine final : public Engine<T> {
         bucket_kernels_(bucket_kernels_from_env(std::getenv("NUFFTMP_CUDA_BUCKET_P2"),
                                                 std::getenv("NUFFTMP_CUDA_BUCKET_P3"), cfg.dim)),
         layout_(point_layout_from_env(std::getenv("NUFFTMP_CUDA_POINTS"),
-                                      default_point_layout(sizeof(T), cfg.type, cfg.kernel.w))) {
+                                      default_point_layout(cfg.dim, sizeof(T), cfg.type))) {
     DeviceGuard guard(device_);
     StageTimer tm(stages_, stream_, "plan", ++g_plans_made);
     for (int d = 0; d < cfg_.dim; ++d)

@@ -173,14 +173,13 @@ inline const char* point_layout_name(PointLayout k) {
   return k == PointLayout::Split ? "split" : "records";
 }
 // The default layout of a plan (measured on one H200, PERFORMANCE.md "records layout"):
-// records, which cut set_points by 6-30% (P1 1.36 -> 1.19 ms, S31d-12 0.75 -> 0.60) and leave
-// execute equal or faster (P3 1.66 -> 1.48), except the wide double spreaders of type 1: at
-// w = 13 (S31d-12) the record's decode in the output-driven spreader costs 19% of execute
-// (32.4 -> 38.6 ms), more than set_points saves, so double type 1 above kRecordsMaxWidthDouble
-// keeps split.
-constexpr int kRecordsMaxWidthDouble = 11;
-inline PointLayout default_point_layout(std::size_t real_bytes, int type, int w) {
-  if (real_bytes == 8 && type == 1 && w > kRecordsMaxWidthDouble) return PointLayout::Split;
+// records, which cut set_points by 6-30% (P1 1.36 -> 1.19 ms, P6 0.26 -> 0.18) and leave
+// execute equal or faster (P3 1.66 -> 1.48, S21d-6 0.81 -> 0.78), except the double spreaders
+// of type 1 in 3D: there the output-driven spreader's decode of 32-byte records costs execute
+// 19-24% (S31d-6 5.36 -> 6.64 ms, S31d-12 32.4 -> 38.6), far more than set_points saves, so
+// they keep split.
+inline PointLayout default_point_layout(int dim, std::size_t real_bytes, int type) {
+  if (real_bytes == 8 && type == 1 && dim == 3) return PointLayout::Split;
   return PointLayout::Records;
 }
 // The value of NUFFTMP_CUDA_POINTS (null or empty: `fallback`, the plan's default above).

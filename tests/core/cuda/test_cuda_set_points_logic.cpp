@@ -116,19 +116,15 @@ TEST(SortStrategy, PointLayoutFromTheEnvironment) {
 }
 
 TEST(SortStrategy, DefaultPointLayout) {
-  // Records everywhere (float and double, every type and width)...
-  for (int type : {1, 2})
-    for (int w : {2, 6, 8, 10, 11}) {
-      EXPECT_EQ(default_point_layout(4, type, w), PointLayout::Records) << type << " " << w;
-      EXPECT_EQ(default_point_layout(8, type, w), PointLayout::Records) << type << " " << w;
+  // Records in every class (1D-3D, float and double, both types)...
+  for (int dim : {1, 2, 3})
+    for (int type : {1, 2}) {
+      EXPECT_EQ(default_point_layout(dim, 4, type), PointLayout::Records) << dim << " " << type;
+      if (dim == 3 && type == 1) continue;
+      EXPECT_EQ(default_point_layout(dim, 8, type), PointLayout::Records) << dim << " " << type;
     }
-  for (int w : {12, 13, 16}) {
-    EXPECT_EQ(default_point_layout(4, 1, w), PointLayout::Records);
-    EXPECT_EQ(default_point_layout(8, 2, w), PointLayout::Records);
-    // ...but double type 1 past kRecordsMaxWidthDouble, where the decode costs execute more
-    // than set_points saves.
-    EXPECT_EQ(default_point_layout(8, 1, w), PointLayout::Split);
-  }
+  // ...but double type 1 in 3D, where the decode costs execute more than set_points saves.
+  EXPECT_EQ(default_point_layout(3, 8, 1), PointLayout::Split);
 }
 
 TEST(SortStrategy, BucketKnobFromTheEnvironment) {
