@@ -79,8 +79,12 @@ class CudaEngine final : public Engine<T> {
     const KernelSpec& k = cfg_.kernel;
     coeffs_ = KernelCoeffs<T>{};
     coeffs_.degree = k.degree;
+    coeffs_.first = kMaxHornerDegree - k.degree;
     coeffs_.w = k.w;
-    for (std::size_t i = 0; i < k.horner.size(); ++i) coeffs_.c[i] = static_cast<T>(k.horner[i]);
+    // Right-aligned rows (device_views.hpp): horner's row p is row first + p, those below zero.
+    const std::size_t offset = static_cast<std::size_t>(coeffs_.first) * k.w;
+    for (std::size_t i = 0; i < k.horner.size(); ++i)
+      coeffs_.c[offset + i] = static_cast<T>(k.horner[i]);
 
     for (int d = 0; d < 3; ++d) grid_.nf[d] = static_cast<std::int32_t>(cfg_.nf[d]);
     grid_.total = cfg_.num_fine();

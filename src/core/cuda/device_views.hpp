@@ -8,13 +8,19 @@
 
 namespace nufftmp::detail {
 
-// Horner coefficients of the kernel in working precision: c[p * w + j] multiplies s^(degree-p)
-// on interval j (the layout of KernelSpec::horner). Passed as a kernel parameter: it lives in
-// the constant bank, every thread reads the same word at the same time.
+// Horner coefficients of the kernel in working precision, right-aligned: row r (0 ..
+// kMaxHornerDegree) holds c[r * w + j], the coefficient of s^(kMaxHornerDegree - r) on interval
+// j; rows below `first` = kMaxHornerDegree - degree are zero, and KernelSpec::horner's row p
+// is row first + p. Passed as a kernel parameter: it lives in the constant bank, every thread
+// reads the same word at the same time. Right-aligned so that the device's Horner steps all have
+// compile-time rows (eval_kernel enters them at `first` with one jump): an FMA then takes its
+// coefficient straight from the constant bank, where a run-time row costs a load per
+// coefficient (LDC + FFMA: twice the instructions of the kernel evaluation).
 template <typename T>
 struct KernelCoeffs {
   T c[(kMaxHornerDegree + 1) * kMaxWidth];
   int degree;
+  int first;  // kMaxHornerDegree - degree: the first non-zero row
   int w;
 };
 

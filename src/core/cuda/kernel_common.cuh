@@ -16,14 +16,40 @@ template <> struct Complex2<float> { using type = float2; };
 template <> struct Complex2<double> { using type = double2; };
 template <typename T> using cplx = typename Complex2<T>::type;
 
-// The W kernel values at the point whose Horner argument is s (no exp, no sqrt).
+// One Horner step with the coefficients of row R (compile-time: constant-bank operands).
+template <int W, int R, typename T>
+__device__ __forceinline__ void horner_row(const KernelCoeffs<T>& k, T s, T* out) {
+#pragma unroll
+  for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[R * W + j]);
+}
+
+// The W kernel values at the point whose Horner argument is s (no exp, no sqrt). The rows are
+// right-aligned (device_views.hpp), so the steps from any row on have compile-time rows and
+// each coefficient is an FMA operand; a loop from a run-time row loads each one first (LDC +
+// FFMA, twice the instructions). The PSWF fits take degree w - 1 .. w + 1 at every tolerance
+// and sigma (ES: up to 20 at w <= 9), so a switch on the uniform k.first enters the unrolled
+// steps at degree W + 2 .. W - 1 and falls through the rest; other degrees take the loop.
+// The first step, fma(0, s, c), is c exactly: the values are bit for bit the loop's.
 template <int W, typename T>
 __device__ __forceinline__ void eval_kernel(const KernelCoeffs<T>& k, T s, T* out) {
+  constexpr int F = kMaxHornerDegree - (W + 2) > 0 ? kMaxHornerDegree - (W + 2) : 0;
 #pragma unroll
-  for (int j = 0; j < W; ++j) out[j] = k.c[j];
-  for (int p = 1; p <= k.degree; ++p) {
+  for (int j = 0; j < W; ++j) out[j] = T(0);
+  switch (k.first) {
+    case F: horner_row<W, F>(k, s, out); [[fallthrough]];
+    case F + 1: horner_row<W, F + 1>(k, s, out); [[fallthrough]];
+    case F + 2: horner_row<W, F + 2>(k, s, out); [[fallthrough]];
+    case F + 3:
 #pragma unroll
-    for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[p * W + j]);
+      for (int r = F + 3; r <= kMaxHornerDegree; ++r)
+#pragma unroll
+        for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[r * W + j]);
+      break;
+    default:
+      for (int r = k.first; r <= kMaxHornerDegree; ++r) {
+#pragma unroll
+        for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[r * W + j]);
+      }
   }
 }
 

@@ -27,22 +27,23 @@ struct LaneGroup {
   __device__ __forceinline__ int lane_of(int t) const { return grp * W + t; }
 };
 
-// Column dx of the piecewise Horner fit, held in registers for the whole kernel.
+// Column dx of the piecewise Horner fit, held in registers for the whole kernel (rows
+// right-aligned as in KernelCoeffs: those below `first` are zero and skipped).
 template <typename T>
 struct TapCoeffs {
   T c[kMaxHornerDegree + 1];
-  int degree;
+  int first;
   template <int W>
   __device__ __forceinline__ void load(const KernelCoeffs<T>& k, int dx) {
-    degree = k.degree;
+    first = k.first;
 #pragma unroll
-    for (int p = 0; p <= kMaxHornerDegree; ++p) c[p] = p <= degree ? k.c[p * W + dx] : T(0);
+    for (int r = 0; r <= kMaxHornerDegree; ++r) c[r] = r >= first ? k.c[r * W + dx] : T(0);
   }
   __device__ __forceinline__ T operator()(T s) const {
-    T v = c[0];
+    T v = 0;  // fma(0, s, c[first]) = c[first] exactly
 #pragma unroll
-    for (int p = 1; p <= kMaxHornerDegree; ++p)
-      if (p <= degree) v = fma(v, s, c[p]);
+    for (int r = 0; r <= kMaxHornerDegree; ++r)
+      if (r >= first) v = fma(v, s, c[r]);
     return v;
   }
 };
