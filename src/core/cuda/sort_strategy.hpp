@@ -51,36 +51,25 @@ inline ScatterKind default_scatter(int dim, std::size_t real_bytes) {
   return real_bytes == 4 ? ScatterKind::Bucket : ScatterKind::Packed;
 }
 
-inline const char* scatter_name(ScatterKind k) {
-  switch (k) {
-    case ScatterKind::Gather: return "gather";
-    case ScatterKind::Direct: return "direct";
-    case ScatterKind::Packed: return "packed";
-    case ScatterKind::Bucket: return "bucket";
-  }
-  return "?";
-}
-inline const char* count_name(CountKind k) {
-  switch (k) {
-    case CountKind::Auto: return "auto";
-    case CountKind::Global: return "global";
-    case CountKind::Block: return "block";
-  }
-  return "?";
-}
+// One environment choice: an enum value and the name the variable gives it.
+template <typename E>
+struct EnvChoice {
+  E value;
+  const char* name;
+};
 
-// The value of the environment variable `variable` among the choices (named by name_of);
-// null or empty: fallback. Anything else is an error naming the variable and the value, so a
-// typo never silently measures the default.
-template <typename E, typename Name>
-E choice_from_env(const char* variable, const char* value, std::initializer_list<E> choices,
-                  Name name_of, E fallback) {
+// The value of the environment variable `variable` among `choices`; null or empty: fallback.
+// Anything else is an error naming the variable and the value, so a typo never silently
+// measures the default.
+template <typename E>
+E choice_from_env(const char* variable, const char* value,
+                  std::initializer_list<EnvChoice<E>> choices, E fallback) {
   if (value == nullptr || *value == '\0') return fallback;
   const std::string v(value);
   std::string names;
-  for (E k : choices) {
-    if (v == name_of(k)) return k;
-    names += std::string(names.empty() ? "" : ", ") + name_of(k);
+  for (const EnvChoice<E>& c : choices) {
+    if (v == c.name) return c.value;
+    names += std::string(names.empty() ? "" : ", ") + c.name;
   }
   throw Error(ErrorCode::InvalidArgument,
               std::string(variable) + " = '" + v + "': must be one of " + names);
@@ -88,17 +77,20 @@ E choice_from_env(const char* variable, const char* value, std::initializer_list
 
 // The value of NUFFTMP_CUDA_SCATTER (null or empty: the default for dim and precision).
 inline ScatterKind scatter_from_env(const char* value, int dim, std::size_t real_bytes) {
-  return choice_from_env("NUFFTMP_CUDA_SCATTER", value,
-                         {ScatterKind::Gather, ScatterKind::Direct, ScatterKind::Packed,
-                          ScatterKind::Bucket},
-                         scatter_name, default_scatter(dim, real_bytes));
+  return choice_from_env<ScatterKind>("NUFFTMP_CUDA_SCATTER", value,
+                                      {{ScatterKind::Gather, "gather"},
+                                       {ScatterKind::Direct, "direct"},
+                                       {ScatterKind::Packed, "packed"},
+                                       {ScatterKind::Bucket, "bucket"}},
+                                      default_scatter(dim, real_bytes));
 }
 
 // The value of NUFFTMP_CUDA_COUNT (null or empty: auto).
 inline CountKind count_from_env(const char* value) {
-  return choice_from_env("NUFFTMP_CUDA_COUNT", value,
-                         {CountKind::Auto, CountKind::Global, CountKind::Block}, count_name,
-                         CountKind::Auto);
+  return choice_from_env<CountKind>(
+      "NUFFTMP_CUDA_COUNT", value,
+      {{CountKind::Auto, "auto"}, {CountKind::Global, "global"}, {CountKind::Block, "block"}},
+      CountKind::Auto);
 }
 
 // Block-local counting: `blocks` chunks of 2^shift consecutive points (the last one shorter),
@@ -169,9 +161,6 @@ constexpr int packed_record_words(int dim, int real_bytes, int index_bytes) {
 //            scatter's output is then final (no unpack pass) and the bucket's pass 3 writes
 //            records instead of 2 dim + 1 arrays.
 enum class PointLayout { Split, Records };
-inline const char* point_layout_name(PointLayout k) {
-  return k == PointLayout::Split ? "split" : "records";
-}
 // The default layout of a plan (measured on one H200, PERFORMANCE.md "records layout"):
 // records, which cut set_points by 6-30% (P1 1.36 -> 1.19 ms, P6 0.26 -> 0.18) and leave
 // execute equal or faster (P3 1.66 -> 1.48, S21d-6 0.81 -> 0.78), except the double spreaders
@@ -184,8 +173,9 @@ inline PointLayout default_point_layout(int dim, std::size_t real_bytes, int typ
 }
 // The value of NUFFTMP_CUDA_POINTS (null or empty: `fallback`, the plan's default above).
 inline PointLayout point_layout_from_env(const char* value, PointLayout fallback) {
-  return choice_from_env("NUFFTMP_CUDA_POINTS", value, {PointLayout::Split, PointLayout::Records},
-                         point_layout_name, fallback);
+  return choice_from_env<PointLayout>(
+      "NUFFTMP_CUDA_POINTS", value,
+      {{PointLayout::Split, "split"}, {PointLayout::Records, "records"}}, fallback);
 }
 // The layout a sort writes when `wanted` is asked for: records only where the scatter makes
 // records (packed, bucket) and the indices are 32-bit (the kernels decode one record size per
@@ -296,21 +286,6 @@ struct BucketKernels {
   BucketPass2 pass2 = BucketPass2::Chunk;
   BucketPass3 pass3 = BucketPass3::Piece2k;
 };
-inline const char* bucket_pass2_name(BucketPass2 k) {
-  switch (k) {
-    case BucketPass2::Chunk: return "chunk";
-    case BucketPass2::Tile: return "tile";
-    case BucketPass2::Tile2k: return "tile2k";
-  }
-  return "?";
-}
-inline const char* bucket_pass3_name(BucketPass3 k) {
-  switch (k) {
-    case BucketPass3::Piece2k: return "piece2k";
-    case BucketPass3::Piece4k: return "piece4k";
-  }
-  return "?";
-}
 // The bucket scatter's default passes per dimension (measured: default_scatter above): pass 2
 // in tiles of 2048 everywhere (P3 1.032 ms against the chunk's 1.14), pass 3 in pieces of 4096
 // in 1D and 3D (P1 pass 3 0.93 -> 0.65 ms: 128 bins per bucket leave 16-point runs per 2048
@@ -325,12 +300,13 @@ inline BucketKernels default_bucket_kernels(int dim) {
 // NUFFTMP_CUDA_BUCKET_P2 / _P3 (null or empty: the default of the dimension).
 inline BucketKernels bucket_kernels_from_env(const char* pass2, const char* pass3, int dim) {
   BucketKernels k = default_bucket_kernels(dim);
-  k.pass2 = choice_from_env("NUFFTMP_CUDA_BUCKET_P2", pass2,
-                            {BucketPass2::Chunk, BucketPass2::Tile, BucketPass2::Tile2k},
-                            bucket_pass2_name, k.pass2);
-  k.pass3 = choice_from_env("NUFFTMP_CUDA_BUCKET_P3", pass3,
-                            {BucketPass3::Piece2k, BucketPass3::Piece4k}, bucket_pass3_name,
-                            k.pass3);
+  k.pass2 = choice_from_env<BucketPass2>(
+      "NUFFTMP_CUDA_BUCKET_P2", pass2,
+      {{BucketPass2::Chunk, "chunk"}, {BucketPass2::Tile, "tile"}, {BucketPass2::Tile2k, "tile2k"}},
+      k.pass2);
+  k.pass3 = choice_from_env<BucketPass3>(
+      "NUFFTMP_CUDA_BUCKET_P3", pass3,
+      {{BucketPass3::Piece2k, "piece2k"}, {BucketPass3::Piece4k, "piece4k"}}, k.pass3);
   return k;
 }
 // Points of one pass-2 block's tile: the tile variants cut each chunk of 2^shift points into
