@@ -11,24 +11,23 @@ namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
 namespace {
 
 // sum over the W^(D-1) rows of ky[dy] kz[dz] * (row at base + off[dz * W + dy]: W complex
-// cells), weighted by kx along x. The rows are summed as whole vectors (RowVec) into two
-// accumulators per z-plane, alternating with dy, so that the multiply-adds form two
+// cells), weighted by kx along x. The rows are summed as whole vectors (RowVec) into up to
+// four accumulators per z-plane, taken in turn with dy, so that the multiply-adds form
 // independent chains per vector instead of one of W^(D-1) steps, whose latency bound the
-// old loop.
+// old loop (as many as the registers hold: RowVec::accumulators).
 template <int D, int W, typename T>
 inline std::complex<T> interp_rows(const T* __restrict base, const std::int64_t* off,
                                    const T* kx, const T* ky, const T* kz) {
   using Row = RowVec<T, 2 * W>;
+  constexpr int NA = Row::accumulators();
   Row acc;
   acc.zero();
   for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
-    Row a[4];
+    Row a[NA];
     for (auto& x : a) x.zero();
     for (int dy = 0; dy < (D >= 2 ? W : 1); ++dy)
-      a[dy & 3].fma_load(D >= 2 ? ky[dy] : T(1), base + off[dz * W + dy]);
-    a[0].add(a[2]);
-    a[1].add(a[3]);
-    a[0].add(a[1]);
+      a[dy % NA].fma_load(D >= 2 ? ky[dy] : T(1), base + off[dz * W + dy]);
+    for (int i = 1; i < NA; ++i) a[0].add(a[i]);
     acc.fma(D == 3 ? kz[dz] : T(1), a[0]);
   }
   alignas(64) T s[2 * W];
@@ -48,33 +47,35 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   constexpr int R = ipow(W, D - 1);  // x-rows a point touches
   const auto& nf = shape.nf;
   const std::int64_t total = shape.cells(), M = pts.M, n = j1 - j0;
-  alignas(64) T k[D][KernelEvaluator<T>::padded_width(W)];
+  constexpr int G = kernel_group<D, W, T>();
+  alignas(64) T k[G * D][KernelEvaluator<T>::padded_width(W)];
+  std::int64_t i0g[G][3] = {};
   std::int64_t off[R];
-  for (std::int64_t j = j0; j < j1; ++j) {
-    std::int64_t i0[3] = {0, 0, 0};
-    T x1[D];
-    for (int d = 0; d < D; ++d) {
-      const double g = pts.template point<D>(j)[d];
-      i0[d] = first_cell(g, W);
-      x1[d] = static_cast<T>(static_cast<double>(i0[d]) - g);
-    }
-    kernel_values_axes<D, W>(ker, x1, k);
-    // Row offsets (in T units, to the point's first cell in the row) and row weights. x never
-    // wraps: the rows carry ghost cells (GridShape::pad).
-    const std::int64_t x_start = 2 * (shape.pad + i0[0]);
-    if constexpr (D == 1) {
-      off[0] = x_start;
-    } else {
-      for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
-        const std::int64_t z = D == 3 ? wrap_near(i0[2] + dz, nf[2]) : 0;
-        for (int dy = 0; dy < W; ++dy)
-          off[dz * W + dy] = 2 * (z * nf[1] + wrap_near(i0[1] + dy, nf[1])) * shape.row + x_start;
+  for (std::int64_t jg = j0; jg < j1; jg += G) {
+    const int ng = static_cast<int>(j1 - jg < G ? j1 - jg : G);
+    kernel_values_points<G, D, W>(ker, pts.template point<D>(jg), ng, i0g, k);
+    for (int q = 0; q < ng; ++q) {
+      const std::int64_t j = jg + q;
+      const std::int64_t* i0 = i0g[q];
+      const auto* kq = k + q * D;
+      // Row offsets (in T units, to the point's first cell in the row) and row weights. x
+      // never wraps: the rows carry ghost cells (GridShape::pad).
+      const std::int64_t x_start = 2 * (shape.pad + i0[0]);
+      if constexpr (D == 1) {
+        off[0] = x_start;
+      } else {
+        for (int dz = 0; dz < (D == 3 ? W : 1); ++dz) {
+          const std::int64_t z = D == 3 ? wrap_near(i0[2] + dz, nf[2]) : 0;
+          for (int dy = 0; dy < W; ++dy)
+            off[dz * W + dy] =
+                2 * (z * nf[1] + wrap_near(i0[1] + dy, nf[1])) * shape.row + x_start;
+        }
       }
-    }
-    for (int v = 0; v < nvec; ++v) {
-      const std::complex<T> val = interp_rows<D, W>(grid + 2 * v * total, off, k[0],
-                                                    k[D > 1 ? 1 : 0], k[D - 1]);
-      out[v * n + (j - j0)] = val;
+      for (int v = 0; v < nvec; ++v) {
+        const std::complex<T> val = interp_rows<D, W>(grid + 2 * v * total, off, kq[0],
+                                                      kq[D > 1 ? 1 : 0], kq[D - 1]);
+        out[v * n + (j - j0)] = val;
+      }
     }
   }
   // Scatter to the user's order in a tight loop (the stores' cache misses overlap).

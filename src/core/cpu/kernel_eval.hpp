@@ -149,6 +149,36 @@ inline void kernel_values_axes(const KernelEvaluator<T>& k, const T* x1,
   }
 }
 
+// Points evaluated together by kernel_values_points: one point's D axes are D * WP / lanes
+// Horner chains, too few in 1D and 2D to hide the multiply-add latency (in 1D double at
+// 1e-9, two chains of 14 steps: the chain was the spreading loop's largest stall). Enough
+// points for about half as many chains as there are vector registers, the rest left to the
+// coefficients and the loops around.
+template <int D, int W, typename T>
+constexpr int kernel_group() {
+  constexpr int kChains = kVecRegisters / 2;
+  constexpr int chains = D * KernelEvaluator<T>::padded_width(W) / Vec<T>::lanes;
+  return chains >= kChains ? 1 : kChains / chains;
+}
+
+// The kernel values and first cells of G consecutive points, their G * D axes evaluated
+// together (kernel_values_axes): out[q * D + d] and i0[q][d] for point q < n <= G; points
+// n..G-1 repeat point n - 1. g: the first point's coordinates (D per point, fine-grid units).
+template <int G, int D, int W, typename T>
+inline void kernel_values_points(const KernelEvaluator<T>& k, const double* g, int n,
+                                 std::int64_t (*i0)[3],
+                                 T (*__restrict out)[KernelEvaluator<T>::padded_width(W)]) {
+  T x1[G * D];
+  for (int q = 0; q < G; ++q)
+    for (int d = 0; d < D; ++d) {
+      const double gq = g[(q < n ? q : n - 1) * D + d];
+      const std::int64_t i = first_cell(gq, W);
+      i0[q][d] = i;
+      x1[q * D + d] = static_cast<T>(static_cast<double>(i) - gq);
+    }
+  kernel_values_axes<G * D, W>(k, x1, out);
+}
+
 // i mod n in [0, n) for any sign of i.
 inline std::int64_t wrap_index(std::int64_t i, std::int64_t n) {
   const std::int64_t r = i % n;

@@ -50,14 +50,15 @@ inline void spread_rows(T* __restrict p0, std::int64_t ystride, std::int64_t zst
 // order, and a tight gather loop keeps many cache misses in flight where the spreading loop
 // would wait for each one (that alone was 40% of the time for uniform random points).
 //
-// Where a point has many rows (kAhead below), each (point, vector) pair's shifted x-kernel kc
-// is built one pair ahead, into the other of two buffers, before the rows of the current
-// pair: the rows load kc as whole vectors, and a load spanning several narrower stores still
-// in flight cannot be forwarded from them (it waits until they reach L1). Built just before
-// its rows, those two loads were 10% of the samples of a 3D float type 1 execute (perf, 2-core
-// Xeon, AVX-512); one pair ahead, that execute took 76 ms instead of 91 (3D double 1e-9 -3%,
-// 2D double 1e-9 -2.5%), but 2D float 1e-4 (5 rows) and 1D took 2-4% longer, so points of
-// fewer than 8 rows build kc just before them.
+// Each (point, vector) pair's shifted x-kernel kc is built one pair ahead, into the other of
+// two buffers, before the rows of the current pair: the rows load kc as whole vectors, and a
+// load spanning several narrower stores still in flight cannot be forwarded from them (it
+// waits until they reach L1). Built just before its rows, those two loads were 10% of the
+// samples of a 3D float type 1 execute (perf, 2-core Xeon, AVX-512). The kernel values come
+// a group of points at a time (kernel_values_points), the group after the current one
+// computed with the current group's last pair, so that kc never waits on a Horner chain.
+// Measured at one thread, M = 1e6, AVX-512 (section 2 of docs/performance.md): execute 3D
+// float 1e-5 89 -> 70 ms, 2D double 1e-9 95 -> 86, 1D double 1e-9 33 -> 28.
 template <int D, int W, typename T>
 void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
                 const std::complex<T>* c, int nvec, std::int64_t box_reals, T* __restrict box,
@@ -79,65 +80,65 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
       cs[2 * (v * n + j) + 1] = cv.imag();
     }
   const std::int64_t ystride = 2 * e0, zstride = 2 * e0 * e1;
-  // Two points' kernel values, box offsets and shifts, and two pairs' shifted x-kernels.
-  alignas(64) T k[2][D][WP];
+  // Two groups' kernel values (kernel_values_points), box offsets and shifts, and two pairs'
+  // shifted x-kernels.
+  constexpr int G = kernel_group<D, W, T>();
+  alignas(64) T k[2][G * D][WP];
   alignas(64) T kc[2][KC];
-  std::int64_t start[2] = {0, 0};
-  int shift[2] = {0, 0};
-  auto prepare_point = [&](std::int64_t j, int s) {
-    std::int64_t off[3] = {0, 0, 0};
-    T x1[D];
-    for (int d = 0; d < D; ++d) {
-      const double g = pts.template point<D>(j)[d];
-      const std::int64_t i0 = first_cell(g, W);
-      x1[d] = static_cast<T>(static_cast<double>(i0) - g);
-      off[d] = i0 - sp.lo[d];
+  std::int64_t start[2][G] = {};
+  int shift[2][G] = {};
+  auto prepare_group = [&](std::int64_t j0, int s) {
+    const int ng = static_cast<int>(sp.end - j0 < G ? sp.end - j0 : G);
+    std::int64_t i0[G][3] = {};
+    kernel_values_points<G, D, W>(ker, pts.template point<D>(j0), ng, i0, k[s]);
+    for (int q = 0; q < ng; ++q) {
+      std::int64_t off[3] = {0, 0, 0};
+      for (int d = 0; d < D; ++d) off[d] = i0[q][d] - sp.lo[d];
+      shift[s][q] = static_cast<int>(off[0] & (C - 1));
+      start[s][q] = off[2] * zstride + off[1] * ystride + 2 * (off[0] - shift[s][q]);
     }
-    kernel_values_axes<D, W>(ker, x1, k[s]);
-    shift[s] = static_cast<int>(off[0] & (C - 1));
-    start[s] = off[2] * zstride + off[1] * ystride + 2 * (off[0] - shift[s]);
   };
-  // kc: point j's x-kernel times its v-th strength, shifted to the vector boundary (zeros
-  // around it).
-  auto prepare_pair = [&](std::int64_t j, int v, int s, T* __restrict out) {
+  // kc: point j's (the q-th of its group's) x-kernel times its v-th strength, shifted to the
+  // vector boundary (zeros around it).
+  auto prepare_pair = [&](std::int64_t j, int v, int s, int q, T* __restrict out) {
     const T cr = cs[2 * (v * n + j - sp.begin)], ci = cs[2 * (v * n + j - sp.begin) + 1];
+    const T* kx = k[s][q * D];
     for (int i = 0; i < KC; ++i) out[i] = T(0);
     for (int i = 0; i < W; ++i) {
-      out[2 * (shift[s] + i)] = k[s][0][i] * cr;
-      out[2 * (shift[s] + i) + 1] = k[s][0][i] * ci;
+      out[2 * (shift[s][q] + i)] = kx[i] * cr;
+      out[2 * (shift[s][q] + i) + 1] = kx[i] * ci;
     }
   };
-  constexpr int kRows = D == 3 ? W * W : D == 2 ? W : 1;
-  constexpr bool kAhead = kRows >= 8;
-  int ps = 0, qs = 0;  // the current point's and pair's buffers
-  if constexpr (kAhead) {
-    prepare_point(sp.begin, ps);
-    prepare_pair(sp.begin, 0, ps, kc[qs]);
-  }
-  for (std::int64_t j = sp.begin; j < sp.end; ++j) {
-    for (int v = 0; v < nvec; ++v) {
-      if (!kAhead) {
-        if (v == 0) prepare_point(j, ps);
-        prepare_pair(j, v, ps, kc[qs]);
-      } else if (v + 1 < nvec) {  // the next pair first: the same point's next vector,
-        prepare_pair(j, v + 1, ps, kc[qs ^ 1]);
-      } else if (j + 1 < sp.end) {  // or the next point's first
-        prepare_point(j + 1, ps ^ 1);
-        prepare_pair(j + 1, 0, ps ^ 1, kc[qs ^ 1]);
+  int gs = 0, qs = 0;  // the current group's and pair's buffers
+  prepare_group(sp.begin, gs);
+  prepare_pair(sp.begin, 0, gs, 0, kc[qs]);
+  for (std::int64_t jg = sp.begin; jg < sp.end; jg += G) {
+    const int ng = static_cast<int>(sp.end - jg < G ? sp.end - jg : G);
+    for (int q = 0; q < ng; ++q) {
+      const std::int64_t j = jg + q;
+      for (int v = 0; v < nvec; ++v) {
+        if (v + 1 < nvec) {  // the next pair first: the same point's next vector,
+          prepare_pair(j, v + 1, gs, q, kc[qs ^ 1]);
+        } else if (q + 1 < ng) {  // or the next point's first
+          prepare_pair(j + 1, 0, gs, q + 1, kc[qs ^ 1]);
+        } else if (j + 1 < sp.end) {  // in the next group
+          prepare_group(j + 1, gs ^ 1);
+          prepare_pair(j + 1, 0, gs ^ 1, 0, kc[qs ^ 1]);
+        }
+        // The shift decides how many aligned vectors cover the row: always storing the larger
+        // number was 15% slower (the loop is bound by its stores), and aligned stores beat
+        // unaligned ones of the exact row length by 10-15% (no stores split across lines).
+        T* p0 = box + v * box_reals + start[gs][q];
+        const T* ky = k[gs][q * D + (D > 1 ? 1 : 0)];
+        const T* kz = k[gs][q * D + D - 1];
+        if (W + shift[gs][q] <= NV0 * C)
+          spread_rows<D, W, NV0>(p0, ystride, zstride, kc[qs], ky, kz);
+        else
+          spread_rows<D, W, NV0 + 1>(p0, ystride, zstride, kc[qs], ky, kz);
+        qs ^= 1;
       }
-      // The shift decides how many aligned vectors cover the row: always storing the larger
-      // number was 15% slower (the loop is bound by its stores), and aligned stores beat
-      // unaligned ones of the exact row length by 10-15% (no stores split across lines).
-      T* p0 = box + v * box_reals + start[ps];
-      const T* ky = k[ps][D > 1 ? 1 : 0];
-      const T* kz = k[ps][D - 1];
-      if (W + shift[ps] <= NV0 * C)
-        spread_rows<D, W, NV0>(p0, ystride, zstride, kc[qs], ky, kz);
-      else
-        spread_rows<D, W, NV0 + 1>(p0, ystride, zstride, kc[qs], ky, kz);
-      if constexpr (kAhead) qs ^= 1;
     }
-    if constexpr (kAhead) ps ^= 1;
+    gs ^= 1;
   }
 }
 

@@ -1,8 +1,11 @@
-// 64-byte vectors (GCC/Clang vector extensions) for the x-rows of the spreading and
-// interpolation loops. One type for every instruction-set variant: the AVX-512 build keeps one
-// in a zmm register, the AVX2 build in two ymm, the generic build in four xmm; the arithmetic
-// is written once. Loads and stores go through memcpy (no aliasing or alignment assumptions
-// beyond what the caller states), which compiles to one move per register.
+// Vectors of the instruction set's register width (GCC/Clang vector extensions) for the
+// x-rows of the spreading and interpolation loops: 64 bytes (a zmm register) in the AVX-512
+// build, 32 (ymm) in the AVX2 build, 16 (xmm) in the generic one; the arithmetic is written
+// once. (One 64-byte type for every build, which GCC splits into ymm or xmm halves, held its
+// arrays in memory on AVX2: the Horner accumulators and the spreading rows went through the
+// stack piece by piece, and the AVX2 build ran slower than the SSE2 one.) Loads and stores go
+// through memcpy (no aliasing or alignment assumptions beyond what the caller states), which
+// compiles to one move.
 //
 // Like kernel_eval.hpp, the helpers live in the namespace NUFFTMP_CPU_ISA: each isa_*.cpp
 // compiles its own copy for its instruction set.
@@ -16,18 +19,33 @@
 
 namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
 
+#if defined(__AVX512F__)
+constexpr int kVecBytes = 64;
+#elif defined(__AVX__)
+constexpr int kVecBytes = 32;
+#else
+constexpr int kVecBytes = 16;
+#endif
+// Vector registers of the instruction set (the Horner chains of kernel_eval.hpp are sized
+// to half of them).
+#if defined(__AVX512F__)
+constexpr int kVecRegisters = 32;
+#else
+constexpr int kVecRegisters = 16;
+#endif
+
 template <typename T>
 struct Vec {
-  typedef T type __attribute__((vector_size(64)));
-  static constexpr int lanes = 64 / sizeof(T);  // reals per vector
-  static constexpr int cells = lanes / 2;       // interleaved complex cells per vector
+  typedef T type __attribute__((vector_size(kVecBytes)));
+  static constexpr int lanes = kVecBytes / sizeof(T);  // reals per vector
+  static constexpr int cells = lanes / 2;              // interleaved complex cells per vector
 };
 
 template <typename T>
 using vec_t = typename Vec<T>::type;
 
 // Whole vectors, by reference so that no vector crosses a function boundary by value (the
-// ABI of a 64-byte argument differs between the instruction sets).
+// ABI of a vector argument differs between the instruction sets).
 template <typename T>
 inline void vload(vec_t<T>& v, const T* p) {
   std::memcpy(&v, p, sizeof(v));
@@ -49,17 +67,18 @@ struct RowVec {
   struct Piece {
     typedef T type __attribute__((vector_size((S > 0 ? S : 2) * sizeof(T))));
   };
+  // Registers one row takes, and how many rows fit beside the one being loaded and the sum
+  // (up to four): the accumulators of an interpolation's rows.
+  static constexpr int registers = NF + (P1 > 0) + (P2 > 0) + (P3 > 0);
+  static constexpr int accumulators() {
+    const int n = kVecRegisters * 3 / 4 / registers - 2;
+    return n < 1 ? 1 : n > 4 ? 4 : n;
+  }
   vec_t<T> f[NF > 0 ? NF : 1];
   typename Piece<P1>::type t1;
   typename Piece<P2>::type t2;
   typename Piece<P3>::type t3;
 
-  void load(const T* p) {
-    for (int i = 0; i < NF; ++i) std::memcpy(&f[i], p + i * L, sizeof(f[i]));
-    if constexpr (P1 > 0) std::memcpy(&t1, p + NF * L, sizeof(t1));
-    if constexpr (P2 > 0) std::memcpy(&t2, p + NF * L + P1, sizeof(t2));
-    if constexpr (P3 > 0) std::memcpy(&t3, p + NF * L + P1 + P2, sizeof(t3));
-  }
   void store(T* p) const {
     for (int i = 0; i < NF; ++i) std::memcpy(p + i * L, &f[i], sizeof(f[i]));
     if constexpr (P1 > 0) std::memcpy(p + NF * L, &t1, sizeof(t1));
@@ -79,11 +98,29 @@ struct RowVec {
     if constexpr (P2 > 0) t2 += a * x.t2;
     if constexpr (P3 > 0) t3 += a * x.t3;
   }
-  // this += a * (the row at p)
+  // this += a * (the row at p), a vector at a time (loading the whole row into a RowVec
+  // first, GCC merged the loads into one block copy through the stack on AVX2)
   void fma_load(T a, const T* p) {
-    RowVec x;
-    x.load(p);
-    fma(a, x);
+    for (int i = 0; i < NF; ++i) {
+      vec_t<T> x;
+      std::memcpy(&x, p + i * L, sizeof x);
+      f[i] += a * x;
+    }
+    if constexpr (P1 > 0) {
+      typename Piece<P1>::type x;
+      std::memcpy(&x, p + NF * L, sizeof x);
+      t1 += a * x;
+    }
+    if constexpr (P2 > 0) {
+      typename Piece<P2>::type x;
+      std::memcpy(&x, p + NF * L + P1, sizeof x);
+      t2 += a * x;
+    }
+    if constexpr (P3 > 0) {
+      typename Piece<P3>::type x;
+      std::memcpy(&x, p + NF * L + P1 + P2, sizeof x);
+      t3 += a * x;
+    }
   }
   void add(const RowVec& x) {
     for (int i = 0; i < NF; ++i) f[i] += x.f[i];
