@@ -9,6 +9,7 @@
 
 #include "common/checks.hpp"
 #include "cpu/bin_pass.hpp"
+#include "cpu/vec.hpp"
 
 #ifndef NUFFTMP_CPU_ISA
 #define NUFFTMP_CPU_ISA generic
@@ -18,17 +19,11 @@ namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
 
 namespace {
 
-// Vectors of the instruction set's own width (a wider GCC vector type is lowered by
+// Vectors of the instruction set's own width (vec.hpp; a wider GCC vector type is lowered by
 // splitting, which for these selects and conversions fell back to scalar code): the points
 // are folded and binned kLanes at a time. A block's coordinates and bins stay in L1 for the
 // scalar count or placement that follows.
-#if defined(__AVX512F__)
-constexpr int kLanes = 8;
-#elif defined(__AVX2__)
-constexpr int kLanes = 4;
-#else
-constexpr int kLanes = 2;
-#endif
+constexpr int kLanes = kVecBytes / static_cast<int>(sizeof(double));
 constexpr int kBlock = 256;  // a multiple of kLanes
 
 typedef double dvec __attribute__((vector_size(8 * kLanes)));
