@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstring>
+#include <type_traits>
 
 #ifndef NUFFTMP_CPU_ISA
 #define NUFFTMP_CPU_ISA generic
@@ -26,8 +27,8 @@ constexpr int kVecBytes = 32;
 #else
 constexpr int kVecBytes = 16;
 #endif
-// Vector registers of the instruction set (the Horner chains of kernel_eval.hpp are sized
-// to half of them).
+// Vector registers of the instruction set: kernel_eval.hpp's Horner chains and RowVec's row
+// accumulators are sized to them.
 #if defined(__AVX512F__)
 constexpr int kVecRegisters = 32;
 #else
@@ -75,58 +76,43 @@ struct RowVec {
     return n < 1 ? 1 : n > 4 ? 4 : n;
   }
   vec_t<T> f[NF > 0 ? NF : 1];
-  typename Piece<P1>::type t1;
-  typename Piece<P2>::type t2;
-  typename Piece<P3>::type t3;
+  typename Piece<P1>::type t1{};
+  typename Piece<P2>::type t2{};
+  typename Piece<P3>::type t3{};
+
+  // fn(offset, piece of each row...) for each whole vector and tail piece, offset being the
+  // piece's first real in the row: the one walk over the pieces that the members share.
+  template <typename F, typename... Rows>
+  static void each(F&& fn, Rows&... rows) {
+    for (int i = 0; i < NF; ++i) fn(i * L, rows.f[i]...);
+    if constexpr (P1 > 0) fn(NF * L, rows.t1...);
+    if constexpr (P2 > 0) fn(NF * L + P1, rows.t2...);
+    if constexpr (P3 > 0) fn(NF * L + P1 + P2, rows.t3...);
+  }
 
   void store(T* p) const {
-    for (int i = 0; i < NF; ++i) std::memcpy(p + i * L, &f[i], sizeof(f[i]));
-    if constexpr (P1 > 0) std::memcpy(p + NF * L, &t1, sizeof(t1));
-    if constexpr (P2 > 0) std::memcpy(p + NF * L + P1, &t2, sizeof(t2));
-    if constexpr (P3 > 0) std::memcpy(p + NF * L + P1 + P2, &t3, sizeof(t3));
+    each([p](int o, const auto& v) { std::memcpy(p + o, &v, sizeof v); }, *this);
   }
   void zero() {
-    for (int i = 0; i < NF; ++i) f[i] = vec_t<T>{};
-    t1 = typename Piece<P1>::type{};
-    t2 = typename Piece<P2>::type{};
-    t3 = typename Piece<P3>::type{};
+    each([](int, auto& v) { v = std::remove_reference_t<decltype(v)>{}; }, *this);
   }
   // this += a * x
   void fma(T a, const RowVec& x) {
-    for (int i = 0; i < NF; ++i) f[i] += a * x.f[i];
-    if constexpr (P1 > 0) t1 += a * x.t1;
-    if constexpr (P2 > 0) t2 += a * x.t2;
-    if constexpr (P3 > 0) t3 += a * x.t3;
+    each([a](int, auto& v, const auto& xv) { v += a * xv; }, *this, x);
   }
-  // this += a * (the row at p), a vector at a time (loading the whole row into a RowVec
-  // first, GCC merged the loads into one block copy through the stack on AVX2)
+  // this += a * (the row at p), a piece at a time (loading the whole row into a RowVec first,
+  // GCC merged the loads into one block copy through the stack on AVX2)
   void fma_load(T a, const T* p) {
-    for (int i = 0; i < NF; ++i) {
-      vec_t<T> x;
-      std::memcpy(&x, p + i * L, sizeof x);
-      f[i] += a * x;
-    }
-    if constexpr (P1 > 0) {
-      typename Piece<P1>::type x;
-      std::memcpy(&x, p + NF * L, sizeof x);
-      t1 += a * x;
-    }
-    if constexpr (P2 > 0) {
-      typename Piece<P2>::type x;
-      std::memcpy(&x, p + NF * L + P1, sizeof x);
-      t2 += a * x;
-    }
-    if constexpr (P3 > 0) {
-      typename Piece<P3>::type x;
-      std::memcpy(&x, p + NF * L + P1 + P2, sizeof x);
-      t3 += a * x;
-    }
+    each(
+        [a, p](int o, auto& v) {
+          std::remove_reference_t<decltype(v)> x;
+          std::memcpy(&x, p + o, sizeof x);
+          v += a * x;
+        },
+        *this);
   }
   void add(const RowVec& x) {
-    for (int i = 0; i < NF; ++i) f[i] += x.f[i];
-    if constexpr (P1 > 0) t1 += x.t1;
-    if constexpr (P2 > 0) t2 += x.t2;
-    if constexpr (P3 > 0) t3 += x.t3;
+    each([](int, auto& v, const auto& xv) { v += xv; }, *this, x);
   }
 };
 
