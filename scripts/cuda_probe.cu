@@ -2,6 +2,7 @@
 // PERFORMANCE.md "What a plan costs now" and the 1D fine-grid sizes; docs/data/probe_h200_*.txt).
 // Build and run on the GPU machine:  nvcc -O2 -arch=sm_90 -o /tmp/probe scripts/cuda_probe.cu -lcufft
 //   /tmp/probe pool | default          first allocation from an own pool / the default pool
+//   /tmp/probe steps ctx,malloc1k,...  allocation steps in order, each timed (see "steps" below)
 //   /tmp/probe fft N...                1D C2C float sizes;  /tmp/probe fft2 [d] N1 N2 ...  2D
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -37,6 +38,39 @@ int main(int argc, char** argv) {
     cudaMemsetAsync(b, 0, 160u << 20, s); cudaStreamSynchronize(s); T1("second memset 160 MiB");
     void* c; cudaMalloc(&c, 160u << 20); T1("cudaMalloc 160 MiB");
     cudaEvent_t e; cudaEventCreate(&e); T1("event create");
+    return 0;
+  }
+  // steps: a comma-separated sequence of allocation steps, each timed (a fresh process per
+  // sequence: what is measured is what a process pays the first time)
+  if (!strcmp(mode, "steps") && argc > 2) {
+    cudaStream_t s = nullptr;
+    cudaMemPool_t own = nullptr, dflt = nullptr;
+    char* list = argv[2];
+    for (char* st = strtok(list, ","); st; st = strtok(nullptr, ",")) {
+      T0;
+      void* p = nullptr;
+      if (!strcmp(st, "ctx")) cudaFree(0);
+      else if (!strcmp(st, "stream")) cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      else if (!strcmp(st, "malloc1k")) cudaMalloc(&p, 1024);
+      else if (!strcmp(st, "malloc160m")) cudaMalloc(&p, 160u << 20);
+      else if (!strcmp(st, "pinned1k")) cudaMallocHost(&p, 1024);
+      else if (!strcmp(st, "defpool")) cudaDeviceGetDefaultMemPool(&dflt, 0);
+      else if (!strcmp(st, "def1k")) { cudaMallocFromPoolAsync(&p, 1024, dflt, s); cudaStreamSynchronize(s); }
+      else if (!strcmp(st, "def160m")) { cudaMallocFromPoolAsync(&p, 160u << 20, dflt, s); cudaStreamSynchronize(s); }
+      else if (!strcmp(st, "pool") || !strcmp(st, "poolmax")) {
+        cudaMemPoolProps pr{}; pr.allocType = cudaMemAllocationTypePinned;
+        pr.location.type = cudaMemLocationTypeDevice; pr.location.id = 0;
+        if (!strcmp(st, "poolmax")) pr.maxSize = size_t(8) << 30;
+        cudaMemPoolCreate(&own, &pr);
+      }
+      else if (!strcmp(st, "own1k")) { cudaMallocFromPoolAsync(&p, 1024, own, s); cudaStreamSynchronize(s); }
+      else if (!strcmp(st, "own160m")) { cudaMallocFromPoolAsync(&p, 160u << 20, own, s); cudaStreamSynchronize(s); }
+      else if (!strcmp(st, "memset")) { cudaMalloc(&p, 1024); cudaMemsetAsync(p, 0, 1024, s); cudaStreamSynchronize(s); }
+      else { printf("unknown step %s\n", st); return 2; }
+      cudaError_t e = cudaGetLastError();
+      char label[64]; snprintf(label, sizeof label, "%s%s", st, e == cudaSuccess ? "" : " (error)");
+      T1(label);
+    }
     return 0;
   }
   // fft: 1D c2c float sizes (argv[2..]) or "2d n1 n2 [d]"

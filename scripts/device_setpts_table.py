@@ -11,7 +11,8 @@ out = sys.argv[1] if len(sys.argv) > 1 else "device-out"
 LINE = re.compile(r"^nufftmp stages (plan|set_points) #(\d+):(.*) total ([-\d.]+)/([-\d.]+)")
 ITEM = re.compile(r"\s*([a-z_ ]+?) ([-\d.]+)/([-\d.]+),")
 SHORT = {"props": "pr", "choose": "ch", "fine grid": "fg", "deconv factors": "df",
-         "cufft plan": "fp", "cufft work area": "fw", "load kernels": "ld",
+         "cufft plan": "fp", "cufft work area": "fw", "load sort kernels": "ls",
+         "load kernels": "ld", "load alternative kernels": "la", "load deconvolution kernel": "lx",
          "cufft first run": "f1", "alloc": "al", "count": "co", "locate": "lo", "scan": "sc",
          "scatter": "sx", "unpack": "up", "gather": "ga", "subproblems": "sp", "sync": "sy",
          "bin stats": "bs"}
@@ -96,7 +97,8 @@ def split(c):
 print("== plan and set_points by stage (ms; host/gpu where both; bench with NUFFTMP_CUDA_STAGES=1,")
 print("   n_runs 3, plan_runs 3; fresh = mean over fresh plans, again = same plan, same points)")
 print("   plan: pr props, ch choose, fg fine grid, df deconv factors, fp cufft plan, fw work area,")
-print("   ld load kernels, f1 first cuFFT run; set_points: al alloc, co count (block) or")
+print("   ls load sort kernels, ld load execute kernels, la load the alternative method's, lx load\n"
+      "   deconvolution, f1 first cuFFT run; set_points: al alloc, co count (block) or")
 print("   lo locate (global counting), sc scan, sx scatter, up unpack (packed) or ga gather,")
 print("   sp subproblems, sy sync")
 rows = []

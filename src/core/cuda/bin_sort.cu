@@ -19,6 +19,7 @@
 #include "cuda/sort_points.cuh"
 #include "cuda/sort_strategy.hpp"
 #include "cuda/stage_timer.hpp"
+#include "cuda/tu_instance.hpp"
 
 namespace nufftmp::detail {
 
@@ -727,9 +728,9 @@ void load_dim(const PointPrepRequest& req) {
 
 }  // namespace
 
-template <typename T>
-std::int64_t prepare_points(const PointPrepRequest& req, std::int64_t M, const T* x, const T* y,
-                            const T* z, SortedPoints<T>& out) {
+template <typename T, int D>
+std::int64_t prepare_points_dim(const PointPrepRequest& req, std::int64_t M, const T* x,
+                                const T* y, const T* z, SortedPoints<T>& out) {
   DeviceGuard guard(req.device);
   if (req.sort && req.bins.total >= kIndex32Limit)
     throw Error(ErrorCode::NotAvailable,
@@ -737,24 +738,16 @@ std::int64_t prepare_points(const PointPrepRequest& req, std::int64_t M, const T
                     " bins (over 2^31 - 1) for the sort; use larger bins (Options::binsize)");
   StageTimer none(false, req.stream, "", 0);
   StageTimer& tm = req.timer ? *req.timer : none;
-  Coords3 c{{x, y, z}};
-  switch (req.dim) {
-    case 1: return prepare_dim<T, 1>(req, M, c, out, tm);
-    case 2: return prepare_dim<T, 2>(req, M, c, out, tm);
-    default: return prepare_dim<T, 3>(req, M, c, out, tm);
-  }
+  return prepare_dim<T, D>(req, M, Coords3{{x, y, z}}, out, tm);
 }
 
-template <typename T>
-void load_point_kernels(const PointPrepRequest& req) {
+template <typename T, int D>
+void load_point_kernels_dim(const PointPrepRequest& req) {
   DeviceGuard guard(req.device);
-  switch (req.dim) {
-    case 1: load_dim<T, 1>(req); break;
-    case 2: load_dim<T, 2>(req); break;
-    default: load_dim<T, 3>(req); break;
-  }
+  load_dim<T, D>(req);
   if (!req.sort) return;
-  // CUB's scan kernels cannot be named here; one scan of two zeros loads them, once per device.
+  // CUB's scan kernels cannot be named here; one scan of two zeros loads them, once per device
+  // (and translation unit: each has its own copy of them).
   static std::mutex m;
   static std::set<int> done;
   {
@@ -768,12 +761,9 @@ void load_point_kernels(const PointPrepRequest& req) {
   exclusive_sum<std::int32_t>(two.get(), two.get() + 2, 2, temp, req.stream);
 }
 
-template std::int64_t prepare_points<float>(const PointPrepRequest&, std::int64_t, const float*,
-                                            const float*, const float*, SortedPoints<float>&);
-template std::int64_t prepare_points<double>(const PointPrepRequest&, std::int64_t,
-                                             const double*, const double*, const double*,
-                                             SortedPoints<double>&);
-template void load_point_kernels<float>(const PointPrepRequest&);
-template void load_point_kernels<double>(const PointPrepRequest&);
+template std::int64_t prepare_points_dim<NUFFTMP_TU_REAL, NUFFTMP_TU_DIM>(
+    const PointPrepRequest&, std::int64_t, const NUFFTMP_TU_REAL*, const NUFFTMP_TU_REAL*,
+    const NUFFTMP_TU_REAL*, SortedPoints<NUFFTMP_TU_REAL>&);
+template void load_point_kernels_dim<NUFFTMP_TU_REAL, NUFFTMP_TU_DIM>(const PointPrepRequest&);
 
 }  // namespace nufftmp::detail

@@ -132,4 +132,12 @@ std::int64_t prepare_points(const PointPrepRequest& req, std::int64_t M, const T
 template <typename T>
 void load_point_kernels(const PointPrepRequest& req);
 
+// The same for one dimension D = req.dim, each in bin_sort.cu's translation unit of (T, D)
+// (tu_instance.hpp); the two above forward to them (launch_dims.cpp).
+template <typename T, int D>
+std::int64_t prepare_points_dim(const PointPrepRequest& req, std::int64_t M, const T* x,
+                                const T* y, const T* z, SortedPoints<T>& out);
+template <typename T, int D>
+void load_point_kernels_dim(const PointPrepRequest& req);
+
 }  // namespace nufftmp::detail

@@ -9,6 +9,7 @@
 #include "cuda/bucket_scatter.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch_common.cuh"
+#include "cuda/tu_instance.hpp"
 
 namespace nufftmp::detail {
 
@@ -448,11 +449,6 @@ void load_bucket_kernels(const BucketKernels& k, bool records) {
   NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int32_t)      \
   NUFFTMP_BUCKET_INSTANTIATE(T, D, std::int64_t)      \
   template void load_bucket_kernels<T, D>(const BucketKernels&, bool);
-NUFFTMP_BUCKET_INSTANTIATE_TD(float, 1)
-NUFFTMP_BUCKET_INSTANTIATE_TD(float, 2)
-NUFFTMP_BUCKET_INSTANTIATE_TD(float, 3)
-NUFFTMP_BUCKET_INSTANTIATE_TD(double, 1)
-NUFFTMP_BUCKET_INSTANTIATE_TD(double, 2)
-NUFFTMP_BUCKET_INSTANTIATE_TD(double, 3)
+NUFFTMP_BUCKET_INSTANTIATE_TD(NUFFTMP_TU_REAL, NUFFTMP_TU_DIM)
 
 }  // namespace nufftmp::detail

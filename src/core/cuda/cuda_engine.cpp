@@ -460,14 +460,17 @@ class CudaEngine final : public Engine<T> {
   // zeroed fine grid once.
   void load_kernels(StageTimer& tm) {
     load_point_kernels<T>(prep_request(choice_));
+    tm.mark("load sort kernels");
     load_execute_kernels(choice_);
+    tm.mark("load kernels");
     if (refine_alt_) {  // set_points may switch to it
       load_execute_kernels(*refine_alt_);
       load_bin_stats_kernel();
+      tm.mark("load alternative kernels");
     }
-    tm.mark("load kernels");
     if (cfg_.opts.spread_interp_only) return;  // no deconvolution, no FFT
     load_deconvolve_kernel<T>(cfg_.type);
+    tm.mark("load deconvolution kernel");
     if (first_fft_of_shape()) {
       NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw_.get(), 0, fw_.bytes(), stream_));
       fft_.execute(fw_.get(), cfg_.isign);

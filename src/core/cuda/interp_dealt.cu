@@ -12,6 +12,7 @@
 // dealt position - all first-rank points in key order, then all second-rank ones, ... - at which
 // it stores its first cell, its point and its Horner arguments; the thread at a position then
 // gathers that point. Three barriers per round of blockDim points.
+#include "cuda/tu_instance.hpp"
 #include "cuda/launch_common.cuh"
 #include "cuda/sweep_common.cuh"
 #include "cuda/tile_common.cuh"
@@ -107,19 +108,18 @@ __global__ void __launch_bounds__(256) interp_dealt_kernel(P pts, GridView grid,
 
 }  // namespace
 
-template <typename T>
-void interp_dealt(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+template <typename T, int Dim>
+void interp_dealt_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const int threads = a.threads > 0 ? a.threads : 256;
   const std::size_t shmem =
       deal_layout(a.dim, sizeof(T), make_tile(a.dim, a.w, a.bins), threads).total;
-  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+  dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
     launch_per_subproblem(interp_dealt_kernel<T, W.value, D.value, decltype(P)>,
                           "interp_dealt_kernel", a, k, shmem, as_const_cplx(a.fw), as_cplx(a.c));
   });
 }
 
-template void interp_dealt<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void interp_dealt<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(interp_dealt_dim);
 
 }  // namespace nufftmp::detail

@@ -1,6 +1,7 @@
 // Type 2 interpolation, GM(-sort): one thread per point in processing order gathers its w^d
 // stencil through the read-only cache (sorted points: neighbouring threads share cache lines).
 #include "cuda/launch_common.cuh"
+#include "cuda/tu_instance.hpp"
 #include "cuda/width_dispatch.hpp"
 
 namespace nufftmp::detail {
@@ -29,16 +30,15 @@ __global__ void __launch_bounds__(256) interp_gm_kernel(P pts, GridView grid,
 
 }  // namespace
 
-template <typename T>
-void interp_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+template <typename T, int Dim>
+void interp_gm_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0) return;
-  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+  dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
     launch_per_point(interp_gm_kernel<T, W.value, D.value, decltype(P)>, "interp_gm_kernel", a,
                      a.pts, a.grid, k, as_const_cplx(a.fw), as_cplx(a.c));
   });
 }
 
-template void interp_gm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void interp_gm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(interp_gm_dim);
 
 }  // namespace nufftmp::detail

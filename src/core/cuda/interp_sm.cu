@@ -7,6 +7,7 @@
 // shuffles and per-lane kernel evaluation cost more than the bank conflicts they save). Both
 // read an interleaved tile (one 8- or 16-byte load per cell, not one per plane). Two more
 // variants have files of their own: interp_dealt.cu, interp_sweep.cu.
+#include "cuda/tu_instance.hpp"
 #include "cuda/lane_group.cuh"
 #include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
@@ -85,14 +86,17 @@ __global__ void __launch_bounds__(256) interp_sm_thread_kernel(P pts, GridView g
 
 // The variant (heuristics.cpp) picks the gather: Thread, Group, or the kernels of
 // interp_dealt.cu and interp_sweep.cu.
-template <typename T>
-void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  if (a.variant == KernelVariant::Dealt) return interp_dealt(a, k);
-  if (a.variant == KernelVariant::Sweep) return interp_sweep(a, k);
+template <typename T, int Dim>
+void interp_sm_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+  if (a.variant == KernelVariant::Dealt) return interp_dealt_dim<T, Dim>(a, k);
+  if (a.variant == KernelVariant::Sweep) {
+    if constexpr (Dim <= 2) return interp_sweep_dim<T, Dim>(a, k);
+    throw Error(ErrorCode::Internal, "the sweep gather is built for 1D and 2D only");
+  }
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
   const bool groups = a.variant == KernelVariant::Group;
-  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+  dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
     using Pts = decltype(P);
     if (groups)
       launch_per_subproblem(interp_sm_group_kernel<T, W.value, D.value, Pts>,
@@ -105,7 +109,6 @@ void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   });
 }
 
-template void interp_sm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void interp_sm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(interp_sm_dim);
 
 }  // namespace nufftmp::detail

@@ -8,6 +8,7 @@
 // group of G points is then summed over the warp by a reduce-scatter (G - 1 + 5 - log2 G
 // shuffles per component instead of 5 G). A stencil reaches at most two strips: each writes
 // its partial sum to its own slot, and a last pass adds them and writes c.
+#include "cuda/tu_instance.hpp"
 #include "cuda/sweep_common.cuh"
 
 namespace nufftmp::detail {
@@ -120,16 +121,15 @@ __global__ void __launch_bounds__(256) interp_sweep_kernel(P pts, GridView grid,
 
 }  // namespace
 
-template <typename T>
-void interp_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  launch_sweep(2, "interp_sweep_kernel", a, k,
+template <typename T, int Dim>
+void interp_sweep_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+  launch_sweep<Dim>(2, "interp_sweep_kernel", a, k,
                [](auto W, auto D, auto P) {
                  return interp_sweep_kernel<T, W.value, D.value, decltype(P)>;
                },
                as_const_cplx(a.fw), as_cplx(a.c));
 }
 
-template void interp_sweep<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void interp_sweep<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(interp_sweep_dim);
 
 }  // namespace nufftmp::detail

@@ -35,18 +35,26 @@ struct SpreadLaunch {
   bool load_only;
 };
 
-// Type 1 (c -> fw, fw accumulated: the caller zeroes it).
+// Type 1 (c -> fw, fw accumulated: the caller zeroes it), for a.dim (launch_dims.cpp).
 template <typename T> void spread_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
-// Output-driven by sweeping strips (1D/2D; spread_sweep.cu): spread_output's Sweep variant.
-template <typename T> void spread_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 // Type 2 (fw -> c, c overwritten).
 template <typename T> void interp_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
 template <typename T> void interp_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
-// interp_sm's Sweep (1D/2D; interp_sweep.cu) and Dealt (interp_dealt.cu) variants.
-template <typename T> void interp_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
-template <typename T> void interp_dealt(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k);
+
+// The same for one dimension D = a.dim, each in its file's translation unit of (T, D)
+// (tu_instance.hpp); spread_output's Sweep variant (1D/2D; spread_sweep.cu) and interp_sm's
+// Sweep (1D/2D; interp_sweep.cu) and Dealt (interp_dealt.cu) variants exist only here.
+template <typename T, int D> void spread_gm_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D> void spread_sm_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D>
+void spread_output_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D> void spread_sweep_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D> void interp_gm_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D> void interp_sm_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D> void interp_sweep_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
+template <typename T, int D> void interp_dealt_dim(const SpreadLaunch<T>&, const KernelCoeffs<T>&);
 
 // Shared memory (bytes) each block of the tiled methods needs. SM spreading and SM
 // interpolation hold the same tile: a real and an imaginary plane in precision T.
@@ -54,8 +62,13 @@ template <typename T>
 std::size_t sm_tile_shared_bytes(int dim, int w, const BinView& bins) {
   return 2 * sizeof(T) * static_cast<std::size_t>(make_tile(dim, w, bins).cells);
 }
+// The Output method's Tile variant (Rows: spread_rows_shared_bytes, Sweep: sweep_launch).
 template <typename T>
-std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np);
+std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
+  return sm_tile_shared_bytes<T>(dim, w, bins) +
+         std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
+                            std::size_t(dim) * sizeof(int));
+}
 
 // The fused deconvolution: per axis d, factor[d][|k|] = 1 / phihat(2 pi k / nf_d) for the N_d/2 + 1
 // frequencies |k| (nullptr for an unused axis: factor 1); which fine-grid index holds which

@@ -1,6 +1,7 @@
 // GM and GM-sort spreading: one thread per point (in processing order: user order for GM,
 // bin-sorted for GM-sort), the w^d stencil added to the fine grid with global atomics.
 #include "cuda/launch_common.cuh"
+#include "cuda/tu_instance.hpp"
 #include "cuda/width_dispatch.hpp"
 
 namespace nufftmp::detail {
@@ -29,16 +30,15 @@ __global__ void __launch_bounds__(256) spread_gm_kernel(P pts, GridView grid,
 
 }  // namespace
 
-template <typename T>
-void spread_gm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+template <typename T, int Dim>
+void spread_gm_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0) return;
-  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+  dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
     launch_per_point(spread_gm_kernel<T, W.value, D.value, decltype(P)>, "spread_gm_kernel", a,
                      a.pts, a.grid, k, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 
-template void spread_gm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void spread_gm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(spread_gm_dim);
 
 }  // namespace nufftmp::detail

@@ -6,6 +6,7 @@
 // different banks). Compared with one thread per whole stencil (SM), the work per thread is
 // short and even, and compared with cuFINUFFT's output-driven method there is no barrier per
 // point and no idle thread.
+#include "cuda/tu_instance.hpp"
 #include "cuda/launch_common.cuh"
 #include "cuda/spread_output_rows.hpp"
 #include "cuda/tile_common.cuh"
@@ -114,29 +115,27 @@ __global__ void __launch_bounds__(256) spread_output_kernel(P pts, GridView grid
 
 }  // namespace
 
-// The Tile variant; Rows: spread_rows_shared_bytes, Sweep: sweep_launch.
-template <typename T>
-std::size_t spread_output_shared_bytes(int dim, int w, const BinView& bins, int np) {
-  return sm_tile_shared_bytes<T>(dim, w, bins) +
-         std::size_t(np) * (std::size_t(dim) * w * sizeof(T) + 2 * sizeof(T) +
-                            std::size_t(dim) * sizeof(int));
-}
-
 // The variant (heuristics.cpp) picks the kernel: Tile and (double) Fixed here, Rows
 // (spread_output_rows.cu) or Sweep (spread_sweep.cu). The Tile and Fixed tiles take the same
 // shared memory (16 B per cell for double).
-template <typename T>
-void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  if (a.variant == KernelVariant::Sweep) return spread_sweep(a, k);
+template <typename T, int Dim>
+void spread_output_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+  if (a.variant == KernelVariant::Sweep) {
+    if constexpr (Dim <= 2) return spread_sweep_dim<T, Dim>(a, k);
+    throw Error(ErrorCode::Internal, "the sweep spreader is built for 1D and 2D only");
+  }
   if (a.pts.M == 0 || a.num_subs == 0) return;
   if constexpr (sizeof(T) == sizeof(double)) {
-    if (a.variant == KernelVariant::Rows) return spread_rows(a, k);
+    if (a.variant == KernelVariant::Rows) {
+      if constexpr (Dim >= 2) return spread_rows_dim<Dim>(a, k);
+      throw Error(ErrorCode::Internal, "the register-row spreader is built for 2D and 3D only");
+    }
   }
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 64;
   const std::size_t shmem = spread_output_shared_bytes<T>(a.dim, a.w, a.bins, np);
   auto launch = [&](auto acc) {
     using Acc = decltype(acc);
-    dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+    dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
       launch_per_subproblem(spread_output_kernel<T, Acc, W.value, D.value, decltype(P)>,
                             "spread_output_kernel", a, k, shmem, np, as_const_cplx(a.c),
                             as_cplx(a.fw));
@@ -150,9 +149,6 @@ void spread_output(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   }
 }
 
-template std::size_t spread_output_shared_bytes<float>(int, int, const BinView&, int);
-template std::size_t spread_output_shared_bytes<double>(int, int, const BinView&, int);
-template void spread_output<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void spread_output<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(spread_output_dim);
 
 }  // namespace nufftmp::detail

@@ -9,6 +9,7 @@
 // row, so the loop has no bounds), all on registers; only the flush uses (global) atomics.
 // Bins are 4 cells wide in x so a row (4 + 2 ceil(w/2) <= 20 complex cells) fits registers; in
 // 2D they are tall (up to 256 rows: one thread each) so a subproblem holds enough points.
+#include "cuda/tu_instance.hpp"
 #include "cuda/launch_common.cuh"
 #include "cuda/spread_output_rows.hpp"
 #include "cuda/tile_common.cuh"
@@ -114,14 +115,9 @@ __global__ void __launch_bounds__(256) spread_rows_kernel(P pts, GridView grid,
 // Every width a double plan reaches has its register row.
 static_assert(row_len<kMaxWidth>() <= kRowsMaxLen, "register row longer than kRowsMaxLen");
 
-std::size_t spread_rows_shared_bytes(int dim, int w, const BinView& bins, int np) {
-  const int rx = make_tile(dim, w, bins).width[0];  // the row: bin plus halo
-  return sm_tile_shared_bytes<double>(dim, w, bins) +
-         std::size_t(np) * (std::size_t(rx + (dim - 1) * w) * sizeof(double) + sizeof(double2) +
-                            (dim - 1) * sizeof(int));
-}
-
-void spread_rows(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
+template <int Dim>
+void spread_rows_dim(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
+  static_assert(Dim >= 2, "the register-row spreader is built for 2D and 3D only");
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const int np = a.points_per_batch > 0 ? a.points_per_batch : 32;
   // One thread per tile row when they fit a block (3D, w = 10, 4 x 4 x 8 bins: 14 x 18 = 252
@@ -131,14 +127,14 @@ void spread_rows(const SpreadLaunch<double>& a, const KernelCoeffs<double>& k) {
   const int rows = tile.width[1] * tile.width[2];
   l.threads = rows < 256 ? (rows + 31) / 32 * 32 : 256;
   const std::size_t shmem = spread_rows_shared_bytes(a.dim, a.w, a.bins, np);
-  dispatch_kernel<double>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
-    if constexpr (D.value >= 2)
-      launch_per_subproblem(spread_rows_kernel<W.value, D.value, decltype(P)>,
-                            "spread_rows_kernel", l, k, shmem, np, as_const_cplx(a.c),
-                            as_cplx(a.fw));
-    else
-      throw Error(ErrorCode::Internal, "the register-row spreader is built for 2D and 3D only");
+  dispatch_kernel<double, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
+    launch_per_subproblem(spread_rows_kernel<W.value, D.value, decltype(P)>, "spread_rows_kernel",
+                          l, k, shmem, np, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
+
+static_assert(std::is_same_v<NUFFTMP_TU_REAL, double>, "the register-row spreader is double only");
+template void spread_rows_dim<NUFFTMP_TU_DIM>(const SpreadLaunch<double>&,
+                                              const KernelCoeffs<double>&);
 
 }  // namespace nufftmp::detail

@@ -3,6 +3,7 @@
 // one global atomic per tile cell. What keeps clustered points fast.
 #include "cuda/launch_common.cuh"
 #include "cuda/tile_common.cuh"
+#include "cuda/tu_instance.hpp"
 #include "cuda/width_dispatch.hpp"
 
 namespace nufftmp::detail {
@@ -43,17 +44,16 @@ __global__ void __launch_bounds__(256) spread_sm_kernel(P pts, GridView grid,
 
 }  // namespace
 
-template <typename T>
-void spread_sm(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+template <typename T, int Dim>
+void spread_sm_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const std::size_t shmem = sm_tile_shared_bytes<T>(a.dim, a.w, a.bins);
-  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
+  dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
     launch_per_subproblem(spread_sm_kernel<T, W.value, D.value, decltype(P)>, "spread_sm_kernel",
                           a, k, shmem, as_const_cplx(a.c), as_cplx(a.fw));
   });
 }
 
-template void spread_sm<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void spread_sm<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(spread_sm_dim);
 
 }  // namespace nufftmp::detail

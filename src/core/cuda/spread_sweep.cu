@@ -8,6 +8,7 @@
 // (Hopper has none for float or double adds: compare-and-swap loops, PERFORMANCE.md), no
 // barrier between points and no shared tile; each fine-grid cell of the tile gets one global
 // atomic per subproblem, as with a flushed tile.
+#include "cuda/tu_instance.hpp"
 #include "cuda/sweep_common.cuh"
 
 namespace nufftmp::detail {
@@ -90,16 +91,15 @@ __global__ void __launch_bounds__(256) spread_sweep_kernel(P pts, GridView grid,
 
 }  // namespace
 
-template <typename T>
-void spread_sweep(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
-  launch_sweep(1, "spread_sweep_kernel", a, k,
+template <typename T, int Dim>
+void spread_sweep_dim(const SpreadLaunch<T>& a, const KernelCoeffs<T>& k) {
+  launch_sweep<Dim>(1, "spread_sweep_kernel", a, k,
                [](auto W, auto D, auto P) {
                  return spread_sweep_kernel<T, W.value, D.value, decltype(P)>;
                },
                as_const_cplx(a.c), as_cplx(a.fw));
 }
 
-template void spread_sweep<float>(const SpreadLaunch<float>&, const KernelCoeffs<float>&);
-template void spread_sweep<double>(const SpreadLaunch<double>&, const KernelCoeffs<double>&);
+NUFFTMP_INSTANTIATE_LAUNCH(spread_sweep_dim);
 
 }  // namespace nufftmp::detail

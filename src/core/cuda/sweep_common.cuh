@@ -346,18 +346,16 @@ __device__ __forceinline__ std::int64_t sweep_row_offset(const GridView& grid, c
 // Host: launches kernel_of(W, D, P) (a sweep kernel of type `type`; P the points' layout) with
 // one warp per strip and its shared memory; its parameters are those of launch_per_subproblem,
 // then maxsub, then args.
-template <typename T, typename KernelOf, typename... Args>
+template <int Dim, typename T, typename KernelOf, typename... Args>
 void launch_sweep(int type, const char* name, const SpreadLaunch<T>& a, const KernelCoeffs<T>& k,
                   KernelOf&& kernel_of, Args... args) {
   if (a.pts.M == 0 || a.num_subs == 0) return;
   const SweepLaunch s = sweep_launch(type, a.dim, a.w, sizeof(T), a.bins, a.maxsub);
   SpreadLaunch<T> l = a;
   l.threads = s.threads;
-  dispatch_kernel<T>(a.w, a.dim, a.pts, [&](auto W, auto D, auto P) {
-    if constexpr (D.value <= 2)
-      launch_per_subproblem(kernel_of(W, D, P), name, l, k, s.shared_bytes, a.maxsub, args...);
-    else
-      throw Error(ErrorCode::Internal, std::string(name) + " is built for 1D and 2D only");
+  static_assert(Dim <= 2, "the strip sweeps are built for 1D and 2D only");
+  dispatch_kernel<T, Dim>(a.w, a.pts, [&](auto W, auto D, auto P) {
+    launch_per_subproblem(kernel_of(W, D, P), name, l, k, s.shared_bytes, a.maxsub, args...);
   });
 }
 
