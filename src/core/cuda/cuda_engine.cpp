@@ -78,9 +78,7 @@ class CudaEngine final : public Engine<T> {
 
     const KernelSpec& k = cfg_.kernel;
     coeffs_ = KernelCoeffs<T>{};
-    coeffs_.degree = k.degree;
     coeffs_.first = kMaxHornerDegree - k.degree;
-    coeffs_.w = k.w;
     // Right-aligned rows (device_views.hpp): horner's row p is row first + p, those below zero.
     const std::size_t offset = static_cast<std::size_t>(coeffs_.first) * k.w;
     for (std::size_t i = 0; i < k.horner.size(); ++i)

@@ -51,6 +51,26 @@ __device__ __forceinline__ RowUnit row_unit(std::int64_t u, std::int64_t spans, 
   return r;
 }
 
+// f(unit row, lane's x cell i0) for every x cell i0 < n0 of every unit of `rows` rows of n0
+// cells (n1, n2: the rows' y and z extents), each warp taking units grid-stride.
+template <typename F>
+__device__ __forceinline__ void for_each_unit_cell(std::int64_t rows, std::int64_t n0,
+                                                   std::int64_t n1, std::int64_t n2, F&& f) {
+  const std::int64_t spans = (n0 + kSpan - 1) / kSpan, units = rows * spans;
+  const int lane = threadIdx.x & 31;
+  for (std::int64_t u = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; u < units;
+       u += std::int64_t(gridDim.x) * kWarps) {
+    const RowUnit r = row_unit(u, spans, n1, n2);
+    const std::int64_t stop = min(n0, r.x0 + kSpan);
+    auto cell = f(r);  // the row's setup, once per unit; then its cells
+#pragma unroll
+    for (int k = 0; k < kSpan / 32; ++k) {
+      const std::int64_t i0 = r.x0 + k * 32 + lane;
+      if (i0 < stop) cell(i0);
+    }
+  }
+}
+
 // 1 / phihat of mode k on axis d (factor 1 on an unused axis).
 template <typename T>
 __device__ __forceinline__ T factor_of(const DeconvView<T>& v, int d, std::int64_t k) {
@@ -61,11 +81,7 @@ template <typename T>
 __global__ void __launch_bounds__(kThreads)
     deconvolve_type1_kernel(DeconvView<T> v, const cplx<T>* fw, cplx<T>* f, std::int64_t rows) {
   const std::int64_t nf0 = v.grid.nf[0], nf1 = v.grid.nf[1], nf2 = v.grid.nf[2];
-  const std::int64_t spans = (v.N[0] + kSpan - 1) / kSpan, units = rows * spans;
-  const int lane = threadIdx.x & 31;
-  for (std::int64_t u = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; u < units;
-       u += std::int64_t(gridDim.x) * kWarps) {
-    const RowUnit r = row_unit(u, spans, v.N[1], v.N[2]);
+  for_each_unit_cell(rows, v.N[0], v.N[1], v.N[2], [&](const RowUnit& r) {
     const std::int64_t k1 = mode_of_output_index(r.i1, v.N[1], v.modeord);
     const std::int64_t k2 = mode_of_output_index(r.i2, v.N[2], v.modeord);
     const cplx<T>* const src =
@@ -73,21 +89,16 @@ __global__ void __launch_bounds__(kThreads)
         nf0 * (fine_index_of_mode(k1, nf1) + nf1 * fine_index_of_mode(k2, nf2));
     cplx<T>* const dst = f + r.row * v.N[0];
     const T fac12 = factor_of(v, 1, k1) * factor_of(v, 2, k2);
-    const std::int64_t stop = min(v.N[0], r.x0 + kSpan);
-#pragma unroll
-    for (int k = 0; k < kSpan / 32; ++k) {
-      const std::int64_t i0 = r.x0 + k * 32 + lane;
-      if (i0 < stop) {
-        const std::int64_t k0 = mode_of_output_index(i0, v.N[0], v.modeord);
-        const T fac = factor_of(v, 0, k0) * fac12;
-        const cplx<T> g = src[fine_index_of_mode(k0, nf0)];
-        cplx<T> out;
-        out.x = g.x * fac;
-        out.y = g.y * fac;
-        dst[i0] = out;
-      }
-    }
-  }
+    return [=, &v](std::int64_t i0) {
+      const std::int64_t k0 = mode_of_output_index(i0, v.N[0], v.modeord);
+      const T fac = factor_of(v, 0, k0) * fac12;
+      const cplx<T> g = src[fine_index_of_mode(k0, nf0)];
+      cplx<T> out;
+      out.x = g.x * fac;
+      out.y = g.y * fac;
+      dst[i0] = out;
+    };
+  });
 }
 
 template <typename T>
@@ -95,11 +106,7 @@ __global__ void __launch_bounds__(kThreads)
     pad_deconvolve_type2_kernel(DeconvView<T> v, const cplx<T>* f, cplx<T>* fw,
                                 std::int64_t rows) {
   const std::int64_t nf0 = v.grid.nf[0];
-  const std::int64_t spans = (nf0 + kSpan - 1) / kSpan, units = rows * spans;
-  const int lane = threadIdx.x & 31;
-  for (std::int64_t u = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; u < units;
-       u += std::int64_t(gridDim.x) * kWarps) {
-    const RowUnit r = row_unit(u, spans, v.grid.nf[1], v.grid.nf[2]);
+  for_each_unit_cell(rows, nf0, v.grid.nf[1], v.grid.nf[2], [&](const RowUnit& r) {
     const std::int64_t k1 = mode_of_fine_index(r.i1, v.N[1], v.grid.nf[1]);
     const std::int64_t k2 = mode_of_fine_index(r.i2, v.N[2], v.grid.nf[2]);
     const bool row_has_modes = k1 != kNoMode && k2 != kNoMode;
@@ -110,25 +117,20 @@ __global__ void __launch_bounds__(kThreads)
                                       v.N[1] * output_index_of_mode(k2, v.N[2], v.modeord))
                       : f;
     cplx<T>* const dst = fw + r.row * nf0;
-    const std::int64_t stop = min(nf0, r.x0 + kSpan);
-#pragma unroll
-    for (int k = 0; k < kSpan / 32; ++k) {
-      const std::int64_t l0 = r.x0 + k * 32 + lane;
-      if (l0 < stop) {
-        const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
-        cplx<T> out;
-        out.x = T(0);
-        out.y = T(0);
-        if (k0 != kNoMode) {
-          const T fac = factor_of(v, 0, k0) * fac12;
-          const cplx<T> g = frow[output_index_of_mode(k0, v.N[0], v.modeord)];
-          out.x = g.x * fac;
-          out.y = g.y * fac;
-        }
-        dst[l0] = out;
+    return [=, &v](std::int64_t l0) {
+      const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
+      cplx<T> out;
+      out.x = T(0);
+      out.y = T(0);
+      if (k0 != kNoMode) {
+        const T fac = factor_of(v, 0, k0) * fac12;
+        const cplx<T> g = frow[output_index_of_mode(k0, v.N[0], v.modeord)];
+        out.x = g.x * fac;
+        out.y = g.y * fac;
       }
-    }
-  }
+      dst[l0] = out;
+    };
+  });
 }
 
 // One warp per unit of rows x spans, grid-stride beyond 2^20 blocks.

@@ -19,9 +19,7 @@ namespace nufftmp::detail {
 template <typename T>
 struct KernelCoeffs {
   T c[(kMaxHornerDegree + 1) * kMaxWidth];
-  int degree;
-  int first;  // kMaxHornerDegree - degree: the first non-zero row
-  int w;
+  int first;  // kMaxHornerDegree - degree: the first non-zero row (the width is the kernels' W)
 };
 
 // Points after set_points, in processing order (bin-sorted, or user order without sorting), in

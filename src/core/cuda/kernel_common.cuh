@@ -16,11 +16,12 @@ template <> struct Complex2<float> { using type = float2; };
 template <> struct Complex2<double> { using type = double2; };
 template <typename T> using cplx = typename Complex2<T>::type;
 
-// One Horner step with the coefficients of row R (compile-time: constant-bank operands).
-template <int W, int R, typename T>
-__device__ __forceinline__ void horner_row(const KernelCoeffs<T>& k, T s, T* out) {
+// One Horner step with the coefficients of row r (a compile-time r after unrolling:
+// constant-bank operands; a run-time r loads each one).
+template <int W, typename T>
+__device__ __forceinline__ void horner_row(const KernelCoeffs<T>& k, int r, T s, T* out) {
 #pragma unroll
-  for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[R * W + j]);
+  for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[r * W + j]);
 }
 
 // The W kernel values at the point whose Horner argument is s (no exp, no sqrt). The rows are
@@ -36,20 +37,15 @@ __device__ __forceinline__ void eval_kernel(const KernelCoeffs<T>& k, T s, T* ou
 #pragma unroll
   for (int j = 0; j < W; ++j) out[j] = T(0);
   switch (k.first) {
-    case F: horner_row<W, F>(k, s, out); [[fallthrough]];
-    case F + 1: horner_row<W, F + 1>(k, s, out); [[fallthrough]];
-    case F + 2: horner_row<W, F + 2>(k, s, out); [[fallthrough]];
+    case F: horner_row<W>(k, F, s, out); [[fallthrough]];
+    case F + 1: horner_row<W>(k, F + 1, s, out); [[fallthrough]];
+    case F + 2: horner_row<W>(k, F + 2, s, out); [[fallthrough]];
     case F + 3:
 #pragma unroll
-      for (int r = F + 3; r <= kMaxHornerDegree; ++r)
-#pragma unroll
-        for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[r * W + j]);
+      for (int r = F + 3; r <= kMaxHornerDegree; ++r) horner_row<W>(k, r, s, out);
       break;
     default:
-      for (int r = k.first; r <= kMaxHornerDegree; ++r) {
-#pragma unroll
-        for (int j = 0; j < W; ++j) out[j] = fma(out[j], s, k.c[r * W + j]);
-      }
+      for (int r = k.first; r <= kMaxHornerDegree; ++r) horner_row<W>(k, r, s, out);
   }
 }
 

@@ -38,6 +38,40 @@ struct Record {
   static constexpr int kWords = packed_record_words(D, int(sizeof(T)), int(sizeof(I)));
   static_assert(kCoordWords + int(sizeof(I) / 4) <= kWords, "record too small");
 
+  // A whole record's words to or from p, in 16-byte accesses (8-byte where kWords is not a
+  // multiple of four): the one place that picks the access width.
+  __device__ __forceinline__ static void write_words(unsigned* p, const unsigned (&wd)[kWords]) {
+    if constexpr (kWords % 4 == 0) {
+#pragma unroll
+      for (int i = 0; i < kWords / 4; ++i)
+        reinterpret_cast<uint4*>(p)[i] = make_uint4(wd[4 * i], wd[4 * i + 1], wd[4 * i + 2],
+                                                    wd[4 * i + 3]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kWords / 2; ++i)
+        reinterpret_cast<uint2*>(p)[i] = make_uint2(wd[2 * i], wd[2 * i + 1]);
+    }
+  }
+  __device__ __forceinline__ static void read_words(const unsigned* p, unsigned (&wd)[kWords]) {
+    if constexpr (kWords % 4 == 0) {
+#pragma unroll
+      for (int i = 0; i < kWords / 4; ++i) {
+        const uint4 v = reinterpret_cast<const uint4*>(p)[i];
+        wd[4 * i] = v.x;
+        wd[4 * i + 1] = v.y;
+        wd[4 * i + 2] = v.z;
+        wd[4 * i + 3] = v.w;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kWords / 2; ++i) {
+        const uint2 v = reinterpret_cast<const uint2*>(p)[i];
+        wd[2 * i] = v.x;
+        wd[2 * i + 1] = v.y;
+      }
+    }
+  }
+
   __device__ __forceinline__ static void store(unsigned* records, std::int64_t pos,
                                                const PointCoords<T, D>& c, std::int64_t j) {
     unsigned wd[kWords];
@@ -56,57 +90,22 @@ struct Record {
     const unsigned long long uj = static_cast<unsigned long long>(j);
     wd[kCoordWords] = static_cast<unsigned>(uj);
     if constexpr (sizeof(I) == 8) wd[kCoordWords + 1] = static_cast<unsigned>(uj >> 32);
-    unsigned* p = records + pos * kWords;
-    if constexpr (kWords % 4 == 0) {
-#pragma unroll
-      for (int i = 0; i < kWords / 4; ++i)
-        reinterpret_cast<uint4*>(p)[i] = make_uint4(wd[4 * i], wd[4 * i + 1], wd[4 * i + 2],
-                                                    wd[4 * i + 3]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < kWords / 2; ++i)
-        reinterpret_cast<uint2*>(p)[i] = make_uint2(wd[2 * i], wd[2 * i + 1]);
-    }
+    write_words(records + pos * kWords, wd);
   }
 
   // Record t of src to record pos of dst, whole (any memory space: the bucket scatter stages
   // records in shared memory).
   __device__ __forceinline__ static void copy(unsigned* dst, std::int64_t pos,
                                               const unsigned* src, std::int64_t t) {
-    if constexpr (kWords % 4 == 0) {
-#pragma unroll
-      for (int i = 0; i < kWords / 4; ++i)
-        reinterpret_cast<uint4*>(dst + pos * kWords)[i] =
-            reinterpret_cast<const uint4*>(src + t * kWords)[i];
-    } else {
-#pragma unroll
-      for (int i = 0; i < kWords / 2; ++i)
-        reinterpret_cast<uint2*>(dst + pos * kWords)[i] =
-            reinterpret_cast<const uint2*>(src + t * kWords)[i];
-    }
+    unsigned wd[kWords];
+    read_words(src + t * kWords, wd);
+    write_words(dst + pos * kWords, wd);
   }
 
   __device__ __forceinline__ static void load(const unsigned* records, std::int64_t q,
                                               PointCoords<T, D>& c, std::int64_t& j) {
     unsigned wd[kWords];
-    const unsigned* p = records + q * kWords;
-    if constexpr (kWords % 4 == 0) {
-#pragma unroll
-      for (int i = 0; i < kWords / 4; ++i) {
-        const uint4 v = reinterpret_cast<const uint4*>(p)[i];
-        wd[4 * i] = v.x;
-        wd[4 * i + 1] = v.y;
-        wd[4 * i + 2] = v.z;
-        wd[4 * i + 3] = v.w;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < kWords / 2; ++i) {
-        const uint2 v = reinterpret_cast<const uint2*>(p)[i];
-        wd[2 * i] = v.x;
-        wd[2 * i + 1] = v.y;
-      }
-    }
+    read_words(records + q * kWords, wd);
 #pragma unroll
     for (int d = 0; d < D; ++d) {
       if constexpr (sizeof(T) == 4) {
