@@ -161,7 +161,7 @@ void check_sorted(int dim, const Points<T>& pts, const std::array<std::int64_t, 
     covered = s.end;
     for (std::int64_t j = s.begin; j < s.end; ++j) {
       const double* rec = sp.g.data() + j * dim;
-      const std::int64_t u = sp.perm[j];
+      const std::int64_t u = sp.with_perm([&](const auto* p) { return std::int64_t(p[j]); });
       ASSERT_TRUE(u >= 0 && u < pts.M && !seen[u]) << "perm[" << j << "] = " << u;
       seen[u] = 1;
       std::int64_t bin = 0;
@@ -220,7 +220,9 @@ void streamed_matches_direct(int dim, const Points<T>& pts, const std::array<std
   ASSERT_EQ(a.M, pts.M);
   ASSERT_EQ(b.M, pts.M);
   EXPECT_EQ(std::memcmp(a.g.data(), b.g.data(), sizeof(double) * pts.M * dim), 0);
-  EXPECT_EQ(std::memcmp(a.perm.data(), b.perm.data(), sizeof(std::int64_t) * pts.M), 0);
+  ASSERT_FALSE(a.wide_perm);  // below 2^31 points: 32-bit indices
+  ASSERT_FALSE(b.wide_perm);
+  EXPECT_EQ(std::memcmp(a.perm32.data(), b.perm32.data(), sizeof(std::int32_t) * pts.M), 0);
   EXPECT_TRUE(a.bin_start == b.bin_start);
   ASSERT_EQ(a.subproblems.size(), b.subproblems.size());
   for (size_t s = 0; s < a.subproblems.size(); ++s) {
@@ -229,6 +231,17 @@ void streamed_matches_direct(int dim, const Points<T>& pts, const std::array<std
     EXPECT_EQ(a.subproblems[s].extent, b.subproblems[s].extent);
   }
   EXPECT_GT(b.line_buffers.bytes(), 0u);
+  // The 64-bit permutation (past 2^31 points, or kept from a larger set_points: here a
+  // reserved one) holds the same indices, in either place.
+  for (Place place : {Place::Direct, Place::Streamed}) {
+    SortedPoints<T> w;
+    w.perm64.ensure(pts.M, "test");
+    sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, 5, true, nthreads, 0, w, place);
+    ASSERT_TRUE(w.wide_perm);
+    EXPECT_EQ(std::memcmp(a.g.data(), w.g.data(), sizeof(double) * pts.M * dim), 0);
+    for (std::int64_t j = 0; j < pts.M; ++j)
+      ASSERT_EQ(w.perm64[j], std::int64_t(a.perm32[j])) << "perm[" << j << "]";
+  }
 }
 
 TEST(CpuSetPoints, StreamedPlaceMatchesTheDirectPlace) {
@@ -261,14 +274,15 @@ void expect_no_allocation_after_first(int dim, const std::array<std::int64_t, 3>
   SortedPoints<float> sp;
   sort_points<float>(dim, first.M, first.x(), first.y(), first.z(), nf, 5, true, 2, 0, sp);
   const double* g = sp.g.data();
-  const std::int64_t* perm = sp.perm.data();
+  const std::int32_t* perm = sp.perm32.data();
   const std::uint64_t* lines = sp.line_buffers.data();
   const std::size_t bytes = sp.bytes();
   for (const auto* p : rest) {
     sort_points<float>(dim, p->M, p->x(), p->y(), p->z(), nf, 5, true, 2, 0, sp);
     EXPECT_EQ(sp.M, p->M);
     EXPECT_EQ(sp.g.data(), g);
-    EXPECT_EQ(sp.perm.data(), perm);
+    EXPECT_EQ(sp.perm32.data(), perm);
+    EXPECT_FALSE(sp.wide_perm);
     EXPECT_EQ(sp.line_buffers.data(), lines);
     EXPECT_EQ(sp.bytes(), bytes);
   }

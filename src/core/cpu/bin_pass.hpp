@@ -33,15 +33,16 @@ constexpr std::int64_t kStreamedWordsPerBin = 18;
   /* in_fold_range (the test of check_points_host).                                          */ \
   template <typename T, typename Count>                                                        \
   std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count); \
-  /* Point j of [j0, j1) goes to p = next[bin]++: g[p * dim + d] and perm[p] = j.            */ \
-  template <typename T, typename Count>                                                        \
+  /* Point j of [j0, j1) goes to p = next[bin]++: g[p * dim + d] and perm[p] = j (Index:    */ \
+  /* int32 or int64).                                                                        */ \
+  template <typename T, typename Count, typename Index>                                        \
   void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
-                    double* g, std::int64_t* perm);                                            \
+                    double* g, Index* perm);                                                   \
   /* The same through a line buffer per bin and stream, written out with streaming stores */ \
   /* (the same result); scratch: kStreamedWordsPerBin * nbins words, 64-byte aligned.       */ \
-  template <typename T, typename Count>                                                        \
+  template <typename T, typename Count, typename Index>                                        \
   void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
-                             std::int64_t nbins, Count* next, double* g, std::int64_t* perm,   \
+                             std::int64_t nbins, Count* next, double* g, Index* perm,          \
                              std::uint64_t* scratch);                                          \
   }
 

@@ -2,6 +2,7 @@
 // included only by isa_*.cpp, each of which defines NUFFTMP_CPU_ISA first.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -120,9 +121,9 @@ std::int64_t count_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Co
   return bad;
 }
 
-template <int D, typename T, typename Count>
+template <int D, typename T, typename Count, typename Index>
 void place_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next, double* g,
-               std::int64_t* perm) {
+               Index* perm) {
   alignas(64) double gb[D][kBlock];
   alignas(64) std::uint32_t bin[kBlock];
   for (std::int64_t j = j0; j < j1; j += kBlock) {
@@ -130,7 +131,7 @@ void place_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* nex
     bin_block<D, true>(a, j, n, gb, bin);
     for (int i = 0; i < n; ++i) {
       const std::int64_t p = static_cast<std::int64_t>(next[bin[i]]++);
-      perm[p] = j + i;
+      perm[p] = static_cast<Index>(j + i);
       for (int d = 0; d < D; ++d) g[p * D + d] = gb[d][i];
     }
   }
@@ -140,76 +141,81 @@ void place_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* nex
 // place writes each line once, whole, so the read that an ordinary store miss makes first
 // would be wasted (and, with thousands of lines open at once, it is what bounds the direct
 // place: 16 ms per 1e6 points in 3D where streaming the same bytes takes under 2).
-inline void stream_line(std::uint64_t* dst, const std::uint64_t* buf) {
+inline void stream_line(void* dst, const void* buf) {
 #if defined(__AVX512F__)
-  _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), _mm512_load_si512(buf));
+  _mm512_stream_si512(static_cast<__m512i*>(dst), _mm512_load_si512(buf));
 #elif defined(__AVX__)
-  for (int i = 0; i < 8; i += 4)
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
-                        _mm256_load_si256(reinterpret_cast<const __m256i*>(buf + i)));
+  for (int i = 0; i < 2; ++i)
+    _mm256_stream_si256(static_cast<__m256i*>(dst) + i,
+                        _mm256_load_si256(static_cast<const __m256i*>(buf) + i));
 #elif defined(__SSE2__)
-  for (int i = 0; i < 8; i += 2)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm_load_si128(reinterpret_cast<const __m128i*>(buf + i)));
+  for (int i = 0; i < 4; ++i)
+    _mm_stream_si128(static_cast<__m128i*>(dst) + i,
+                     _mm_load_si128(static_cast<const __m128i*>(buf) + i));
 #else
   std::memcpy(dst, buf, 64);
 #endif
 }
 
-// Write streams of 8-byte words into dst (64-byte aligned), stream s from word begin[s] on,
-// each gathered in its own line buffer and streamed out when its line is full. The partial
-// lines at either end of a stream (shared with the neighbouring bin or chunk, possibly
-// another thread's) take ordinary stores of the stream's own words only.
+// Write streams of words (Word: 4 or 8 bytes) into dst (64-byte aligned), stream s from word
+// begin[s] on, each gathered in its own 64-byte line buffer and streamed out when its line is
+// full. The partial lines at either end of a stream (shared with the neighbouring bin or
+// chunk, possibly another thread's) take ordinary stores of the stream's own words only.
+template <typename Word>
 class LineStreams {
  public:
-  LineStreams(std::uint64_t* dst, const std::int64_t* begin, std::uint64_t (*buf)[8])
+  static constexpr std::int64_t kPerLine = 64 / sizeof(Word);
+  using Line = Word[kPerLine];
+  LineStreams(Word* dst, const std::int64_t* begin, Line* buf)
       : dst_(dst), begin_(begin), buf_(buf) {}
-  void put(std::int64_t s, std::int64_t pos, std::uint64_t v) {
-    buf_[s][pos & 7] = v;
-    if ((pos & 7) != 7) return;
-    const std::int64_t line = pos - 7;
+  void put(std::int64_t s, std::int64_t pos, Word v) {
+    buf_[s][pos & (kPerLine - 1)] = v;
+    if ((pos & (kPerLine - 1)) != kPerLine - 1) return;
+    const std::int64_t line = pos - (kPerLine - 1);
     if (line >= begin_[s])
       stream_line(dst_ + line, buf_[s]);
     else
-      for (std::int64_t e = begin_[s]; e <= pos; ++e) dst_[e] = buf_[s][e & 7];
+      for (std::int64_t e = begin_[s]; e <= pos; ++e) dst_[e] = buf_[s][e & (kPerLine - 1)];
   }
   // The words of stream s below end (its final position) not written yet.
   void finish(std::int64_t s, std::int64_t end) {
-    const std::int64_t line = end & ~std::int64_t(7);
+    const std::int64_t line = end & ~(kPerLine - 1);
     for (std::int64_t e = line > begin_[s] ? line : begin_[s]; e < end; ++e)
-      dst_[e] = buf_[s][e & 7];
+      dst_[e] = buf_[s][e & (kPerLine - 1)];
   }
 
  private:
-  std::uint64_t* dst_;
+  Word* dst_;
   const std::int64_t* begin_;
-  std::uint64_t (*buf_)[8];
+  Line* buf_;
 };
 
-// place_dim's writes through LineStreams: two streams per bin (coordinates, perm).
-template <int D, typename T, typename Count>
+// place_dim's writes through LineStreams: two streams per bin (coordinates, perm), each with a
+// 64-byte line buffer in scratch.
+template <int D, typename T, typename Count, typename Index>
 void place_streamed_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
-                        std::int64_t nbins, Count* next, double* g, std::int64_t* perm,
+                        std::int64_t nbins, Count* next, double* g, Index* perm,
                         std::uint64_t* scratch) {
   static_assert(sizeof(double) == sizeof(std::uint64_t));
   alignas(64) double gb[D][kBlock];
   alignas(64) std::uint32_t bin[kBlock];
+  using PermWord = std::make_unsigned_t<Index>;
   auto* gbuf = reinterpret_cast<std::uint64_t(*)[8]>(scratch);
-  auto* pbuf = gbuf + nbins;
-  auto* perm_begin = reinterpret_cast<std::int64_t*>(pbuf + nbins);
+  auto* pbuf = reinterpret_cast<typename LineStreams<PermWord>::Line*>(gbuf + nbins);
+  auto* perm_begin = reinterpret_cast<std::int64_t*>(gbuf + 2 * nbins);
   std::int64_t* g_begin = perm_begin + nbins;
   for (std::int64_t b = 0; b < nbins; ++b) {
     perm_begin[b] = static_cast<std::int64_t>(next[b]);
     g_begin[b] = perm_begin[b] * D;
   }
-  LineStreams gs(reinterpret_cast<std::uint64_t*>(g), g_begin, gbuf);
-  LineStreams ps(reinterpret_cast<std::uint64_t*>(perm), perm_begin, pbuf);
+  LineStreams<std::uint64_t> gs(reinterpret_cast<std::uint64_t*>(g), g_begin, gbuf);
+  LineStreams<PermWord> ps(reinterpret_cast<PermWord*>(perm), perm_begin, pbuf);
   for (std::int64_t j = j0; j < j1; j += kBlock) {
     const int n = static_cast<int>(j1 - j < kBlock ? j1 - j : kBlock);
     bin_block<D, true>(a, j, n, gb, bin);
     for (int i = 0; i < n; ++i) {
       const std::int64_t p = static_cast<std::int64_t>(next[bin[i]]++);
-      ps.put(bin[i], p, static_cast<std::uint64_t>(j + i));
+      ps.put(bin[i], p, static_cast<PermWord>(j + i));
       for (int d = 0; d < D; ++d) {
         std::uint64_t w;
         std::memcpy(&w, &gb[d][i], sizeof w);
@@ -229,9 +235,9 @@ void place_streamed_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
 
 }  // namespace
 
-template <typename T, typename Count>
+template <typename T, typename Count, typename Index>
 void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
-                           std::int64_t nbins, Count* next, double* g, std::int64_t* perm,
+                           std::int64_t nbins, Count* next, double* g, Index* perm,
                            std::uint64_t* scratch) {
   switch (a.dim) {
     case 1: place_streamed_dim<1>(a, j0, j1, nbins, next, g, perm, scratch); break;
@@ -249,9 +255,9 @@ std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, C
   }
 }
 
-template <typename T, typename Count>
+template <typename T, typename Count, typename Index>
 void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,
-                  double* g, std::int64_t* perm) {
+                  double* g, Index* perm) {
   switch (a.dim) {
     case 1: place_dim<1>(a, j0, j1, next, g, perm); break;
     case 2: place_dim<2>(a, j0, j1, next, g, perm); break;
@@ -259,18 +265,27 @@ void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* 
   }
 }
 
-#define NUFFTMP_INSTANTIATE_BIN_PASS(T, Count)                                               \
-  template std::int64_t count_bins<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t,  \
-                                             Count*);                                        \
-  template void place_points<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, Count*, \
-                                       double*, std::int64_t*);                           \
-  template void place_points_streamed<T, Count>(const BinPass<T>&, std::int64_t, std::int64_t, \
-                                                std::int64_t, Count*, double*, std::int64_t*, \
-                                                std::uint64_t*);
-NUFFTMP_INSTANTIATE_BIN_PASS(float, std::uint32_t)
-NUFFTMP_INSTANTIATE_BIN_PASS(float, std::int64_t)
-NUFFTMP_INSTANTIATE_BIN_PASS(double, std::uint32_t)
-NUFFTMP_INSTANTIATE_BIN_PASS(double, std::int64_t)
+// Count: uint32 below 2^32 points, else int64; Index: int32 below 2^31 points (or int64 kept
+// from an earlier, larger set_points), else int64 (int64 counts with int32 indices never run:
+// instantiated because the caller's choice between the two is made at run time).
+#define NUFFTMP_INSTANTIATE_PLACE(T, Count, Index)                                              \
+  template void place_points<T, Count, Index>(const BinPass<T>&, std::int64_t, std::int64_t,   \
+                                              Count*, double*, Index*);                       \
+  template void place_points_streamed<T, Count, Index>(const BinPass<T>&, std::int64_t,        \
+                                                       std::int64_t, std::int64_t, Count*,     \
+                                                       double*, Index*, std::uint64_t*);
+#define NUFFTMP_INSTANTIATE_BIN_PASS(T)                                                        \
+  template std::int64_t count_bins<T, std::uint32_t>(const BinPass<T>&, std::int64_t,          \
+                                                     std::int64_t, std::uint32_t*);            \
+  template std::int64_t count_bins<T, std::int64_t>(const BinPass<T>&, std::int64_t,           \
+                                                    std::int64_t, std::int64_t*);              \
+  NUFFTMP_INSTANTIATE_PLACE(T, std::uint32_t, std::int32_t)                                    \
+  NUFFTMP_INSTANTIATE_PLACE(T, std::uint32_t, std::int64_t)                                    \
+  NUFFTMP_INSTANTIATE_PLACE(T, std::int64_t, std::int32_t)                                     \
+  NUFFTMP_INSTANTIATE_PLACE(T, std::int64_t, std::int64_t)
+NUFFTMP_INSTANTIATE_BIN_PASS(float)
+NUFFTMP_INSTANTIATE_BIN_PASS(double)
 #undef NUFFTMP_INSTANTIATE_BIN_PASS
+#undef NUFFTMP_INSTANTIATE_PLACE
 
 }  // namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA

@@ -80,11 +80,13 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   }
   // Scatter to the user's order in a tight loop (the stores' cache misses overlap).
   constexpr std::int64_t kAhead = 32;  // prefetch distance of the random writes
-  for (int v = 0; v < nvec; ++v)
-    for (std::int64_t j = j0; j < j1; ++j) {
-      if (j + kAhead < j1) __builtin_prefetch(c + v * M + pts.perm[j + kAhead], 1);
-      c[v * M + pts.perm[j]] = out[v * n + (j - j0)];
-    }
+  pts.with_perm([&](const auto* perm) {
+    for (int v = 0; v < nvec; ++v)
+      for (std::int64_t j = j0; j < j1; ++j) {
+        if (j + kAhead < j1) __builtin_prefetch(c + v * M + perm[j + kAhead], 1);
+        c[v * M + perm[j]] = out[v * n + (j - j0)];
+      }
+  });
 }
 
 template <int W, typename T>

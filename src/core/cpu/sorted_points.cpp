@@ -54,14 +54,14 @@ template <typename T, typename Count>
 std::int64_t count_bins(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* count) {
   return NUFFTMP_CPU_DISPATCH(count_bins, a, j0, j1, count);
 }
-template <typename T, typename Count>
+template <typename T, typename Count, typename Index>
 void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,
-                  double* g, std::int64_t* perm) {
+                  double* g, Index* perm) {
   NUFFTMP_CPU_DISPATCH(place_points, a, j0, j1, next, g, perm);
 }
-template <typename T, typename Count>
+template <typename T, typename Count, typename Index>
 void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
-                           std::int64_t nbins, Count* next, double* g, std::int64_t* perm,
+                           std::int64_t nbins, Count* next, double* g, Index* perm,
                            std::uint64_t* scratch) {
   NUFFTMP_CPU_DISPATCH(place_points_streamed, a, j0, j1, nbins, next, g, perm, scratch);
 }
@@ -133,7 +133,10 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   // Only now may the previous points go: the arrays grow (discarding them) or are reused.
   out.M = 0;
   out.g.ensure(M * D, "set_points (sorted coordinates)");
-  out.perm.ensure(M, "set_points (sort permutation)");
+  // 32-bit indices below 2^31 points, unless a 64-bit permutation already has the room.
+  out.wide_perm = M > std::int64_t(INT32_MAX) || out.perm64.capacity() >= M;
+  if (out.wide_perm) out.perm64.ensure(M, "set_points (sort permutation)");
+  else out.perm32.ensure(M, "set_points (sort permutation)");
   // The streamed place's line buffers: their size depends on the bins and the threads.
   const bool may = may_stream(D, M, nbins, place);
   const std::int64_t words = (kStreamedWordsPerBin * nbins + 7) & ~std::int64_t(7);  // lines
@@ -142,16 +145,19 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
       may && (place == Place::Streamed || nonempty >= kMinStreamedNonemptyBins);
   timer.lap("offsets");
   double* g = out.g.data();
-  std::int64_t* perm = out.perm.data();
   std::uint64_t* buffers = out.line_buffers.data();
+  auto place_all = [&](auto* perm) {
 #pragma omp parallel num_threads(nthreads)
-  for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads()) {
-    if (streamed)
-      place_points_streamed(pass, chunk_begin(c), chunk_begin(c + 1), nbins, cnt + c * nbins,
-                            g, perm, buffers + omp_get_thread_num() * words);
-    else
-      place_points(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, g, perm);
-  }
+    for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads()) {
+      if (streamed)
+        place_points_streamed(pass, chunk_begin(c), chunk_begin(c + 1), nbins, cnt + c * nbins,
+                              g, perm, buffers + omp_get_thread_num() * words);
+      else
+        place_points(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, g, perm);
+    }
+  };
+  if (out.wide_perm) place_all(out.perm64.data());
+  else place_all(out.perm32.data());
   timer.lap(streamed ? "place (streamed)" : "place");
 }
 

@@ -57,7 +57,12 @@ struct SortedPoints {
   // would be left for the position within a cell (errors grew like nf * eps); the kernel
   // argument i0 - g is formed in double, then cast.
   HostArray<double> g;
-  HostArray<std::int64_t> perm;  // sorted position -> user index
+  // Sorted position -> user index, 32-bit below 2^31 points (4 bytes fewer per point for the
+  // sort to write and every execute to read), else 64-bit; a later set_points of fewer points
+  // keeps 64-bit once it has the room (it then allocates nothing). with_perm reads it.
+  HostArray<std::int32_t> perm32;
+  HostArray<std::int64_t> perm64;
+  bool wide_perm = false;
   std::vector<Subproblem> subproblems;
   std::int64_t max_subproblem_cells = 0;
   std::int64_t max_subproblem_points = 0;
@@ -70,12 +75,17 @@ struct SortedPoints {
   // The streamed place's line buffers and cursors, per thread (bin_pass.hpp).
   HostArray<std::uint64_t> line_buffers;
 
+  // f(p) with p the permutation (const std::int32_t* or const std::int64_t*).
+  template <typename F>
+  decltype(auto) with_perm(F&& f) const {
+    return wide_perm ? f(perm64.data()) : f(perm32.data());
+  }
   template <int D>
   const double* point(std::int64_t j) const {
     return g.data() + j * D;
   }
   std::size_t bytes() const {
-    return g.bytes() + perm.bytes() + line_buffers.bytes() +
+    return g.bytes() + perm32.bytes() + perm64.bytes() + line_buffers.bytes() +
            subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
            (counts64.capacity() + bin_start.capacity()) * sizeof(std::int64_t);

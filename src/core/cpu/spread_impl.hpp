@@ -70,15 +70,17 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
   const std::int64_t e0 = box_row_cells<T>(sp), e1 = sp.extent[1];
   const std::int64_t M = pts.M, n = sp.end - sp.begin;
   if (n <= 0) return;
-  const std::int64_t* perm = pts.perm.data() + sp.begin;
   constexpr std::int64_t kPrefetch = 32;  // distance of the random reads' prefetches
-  for (int v = 0; v < nvec; ++v)
-    for (std::int64_t j = 0; j < n; ++j) {
-      if (j + kPrefetch < n) __builtin_prefetch(c + v * M + perm[j + kPrefetch]);
-      const std::complex<T> cv = c[v * M + perm[j]];
-      cs[2 * (v * n + j)] = cv.real();
-      cs[2 * (v * n + j) + 1] = cv.imag();
-    }
+  pts.with_perm([&](const auto* all) {
+    const auto* perm = all + sp.begin;
+    for (int v = 0; v < nvec; ++v)
+      for (std::int64_t j = 0; j < n; ++j) {
+        if (j + kPrefetch < n) __builtin_prefetch(c + v * M + perm[j + kPrefetch]);
+        const std::complex<T> cv = c[v * M + perm[j]];
+        cs[2 * (v * n + j)] = cv.real();
+        cs[2 * (v * n + j) + 1] = cv.imag();
+      }
+  });
   const std::int64_t ystride = 2 * e0, zstride = 2 * e0 * e1;
   // Two groups' kernel values (kernel_values_points), box offsets and shifts, and two pairs'
   // shifted x-kernels.
