@@ -309,6 +309,36 @@ __global__ void count_subproblems_kernel(const I* bin_start, std::int64_t nbins,
   }
 }
 
+// 2D: the bands of `band_rows` fine rows that a kernel of width w centred in a nonempty bin
+// can touch (rows [y0 - pad, y0 + bin height + pad), pad = ceil(w / 2), periodic), one bit per
+// band OR-ed into status[kRowBands] once per warp. One thread per bin.
+template <typename I>
+__global__ void row_bands_kernel(const I* bin_start, BinView bins, std::int32_t nf_y, int w,
+                                 std::int64_t band_rows, unsigned long long* status) {
+  const std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned long long mask = 0;
+  if (b < bins.total && bin_start[b + 1] > bin_start[b]) {
+    const int pad = (w + 1) / 2;
+    const std::int64_t y0 = (b / bins.count[0]) * std::int64_t(bins.size[1]);
+    const std::int64_t lo = y0 - pad, hi = y0 + bins.size[1] + pad;  // rows [lo, hi)
+    if (hi - lo >= nf_y) {
+      mask = ~0ull;
+    } else {
+      for (std::int64_t r = lo; r < hi;) {
+        const std::int64_t rr = ((r % nf_y) + nf_y) % nf_y;
+        const std::int64_t band = rr / band_rows;
+        mask |= 1ull << band;
+        const std::int64_t band_end = min((band + 1) * band_rows, std::int64_t(nf_y));
+        r += band_end - rr;  // the next band, or the wrap to row 0
+      }
+    }
+  }
+  const unsigned lo32 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(mask));
+  const unsigned hi32 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(mask >> 32));
+  if ((threadIdx.x & 31) == 0 && (lo32 | hi32) != 0)
+    atomicOr(status + kRowBands, (static_cast<unsigned long long>(hi32) << 32) | lo32);
+}
+
 // One thread per subproblem s (in bin order, as the spreaders expect): its bin is the b with
 // sub_start[b] <= s < sub_start[b + 1] (binary search), so a crowded bin does not serialise on
 // one thread. The count is read on the device; the launch covers the upper bound `capacity`.
@@ -655,6 +685,13 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
     fill_subproblems_kernel<I><<<grid_for(capacity, dev), kThreads, 0, st>>>(
         bin_start, sub_start, nbins, req.maxsub, capacity, out.subproblems.get(), status);
     NUFFTMP_CUDA_CHECK_LAUNCH("fill_subproblems_kernel");
+    if (D == 2 && req.band_rows > 0) {
+      NUFFTMP_CUDA_TRY(cudaMemsetAsync(status + kRowBands, 0, sizeof(unsigned long long), st));
+      row_bands_kernel<I><<<static_cast<unsigned>((nbins + kThreads - 1) / kThreads), kThreads,
+                            0, st>>>(bin_start, req.bins, req.grid.nf[1], req.w, req.band_rows,
+                                     status);
+      NUFFTMP_CUDA_CHECK_LAUNCH("row_bands_kernel");
+    }
     tm.mark("subproblems");
   }
   unsigned long long h[kStatusWords];
@@ -667,6 +704,7 @@ std::int64_t prepare_sorted(const PointPrepRequest& req, std::int64_t M, Coords3
                                          " fell outside its bin in the sort's second pass "
                                          "(were the coordinates written during set_points?)");
   out.num_subproblems = subs ? static_cast<std::int64_t>(h[kNumSubproblems]) : 0;
+  out.row_bands = subs && D == 2 && req.band_rows > 0 ? h[kRowBands] : ~0ull;
   out.sorted = true;
   out.wide = sizeof(I) == 8;
   out.as_records = to_records;
@@ -682,6 +720,7 @@ std::int64_t prepare_dim(const PointPrepRequest& req, std::int64_t M, Coords3 co
   out.M = 0;
   out.sorted = false;
   out.as_records = false;
+  out.row_bands = ~0ull;  // every band, unless the sort marks them
   if (!req.sort) return prepare_unsorted<T, D>(req, M, coords, out, tm);
   if (sort_needs_index64(M, req.bins.total, req.maxsub, req.force_index64))
     return prepare_sorted<T, D, std::int64_t>(req, M, coords, out, tm);
@@ -723,6 +762,7 @@ void load_dim(const PointPrepRequest& req) {
   if (req.maxsub > 0) {
     load(count_subproblems_kernel<I>);
     load(fill_subproblems_kernel<I>);
+    if (D == 2 && req.band_rows > 0) load(row_bands_kernel<I>);
   }
 }
 

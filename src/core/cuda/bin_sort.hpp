@@ -74,6 +74,9 @@ struct SortedPoints {
   bool as_records = false;  // records layout
   std::int32_t nf[3] = {1, 1, 1};  // the grid and width the records were sorted with
   int w = 0;
+  // Bit b: band b of PointPrepRequest::band_rows rows holds a row that a point's kernel
+  // touches (all ones when not asked for).
+  std::uint64_t row_bands = ~std::uint64_t(0);
 
   PointsView<T> view() const {
     PointsView<T> v{};
@@ -117,6 +120,9 @@ struct PointPrepRequest {
   BucketKernels bucket_kernels{};  // NUFFTMP_CUDA_BUCKET_P2 / _P3: its passes' variants
   PointLayout layout = PointLayout::Split;  // NUFFTMP_CUDA_POINTS (sorted_layout: where it applies)
   StageTimer* timer = nullptr;  // stage timings (stage_timer.hpp), or none
+  // > 0 (2D, subproblems): mark in SortedPoints::row_bands the bands of band_rows fine rows
+  // that the kernels of the points touch (the pruned type 2 FFT, fft_pruning.hpp).
+  std::int64_t band_rows = 0;
 };
 
 // Coordinates x, y, z are device pointers (y, z ignored past dim). Returns -1 when every

@@ -23,6 +23,7 @@
 #include "cuda/bin_stats.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cufft_plan.hpp"
+#include "cuda/fine_grid_fft.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_guard.hpp"
 #include "cuda/event_timer.hpp"
@@ -100,7 +101,11 @@ class CudaEngine final : public Engine<T> {
     }
     load_kernels(tm);
     tm.finish();
-    if (cfg_.opts.debug > 0) std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice() << "\n";
+    if (cfg_.opts.debug > 0)
+      std::cerr << "nufftmp: cuda engine on " << props_.name << ", " << describe_choice()
+                << (fft_.pruning() == FftPruning::Columns ? ", FFT pruned to the modes' columns"
+                                                         : "")
+                << "\n";
   }
 
   // Stages: see bin_sort.hpp (alloc, count or locate, scan, scatter, unpack or gather,
@@ -234,6 +239,8 @@ class CudaEngine final : public Engine<T> {
     r.bucket = bucket_;
     r.bucket_kernels = bucket_kernels_;
     r.layout = layout_;
+    // The pruned type 2 transform runs along x only where the points are (fine_grid_fft.hpp).
+    r.band_rows = fft_.band_rows();
     return r;
   }
 
@@ -244,7 +251,7 @@ class CudaEngine final : public Engine<T> {
                  std::complex<T>* fb, StageTimer* tm = nullptr) {
     const bool direct = cfg_.opts.spread_interp_only;
     auto* fw = direct ? fb : reinterpret_cast<std::complex<T>*>(fw_.get());
-    const CufftPlan<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
+    const FineGridFft<T>& fft = (nv == batch_) ? fft_ : fft_tail_;
     const SpreadLaunch<T> a = launch_args(ch, pts, nv, cb, fw);
     auto mark = [tm](const char* stage) {
       if (tm) tm->mark(stage);
@@ -265,9 +272,9 @@ class CudaEngine final : public Engine<T> {
       mark("deconv");
     } else {
       if (!direct) {
-        pad_deconvolve_type2<T>(deconv_view(), fb, fw, nv, stream_);
+        pad_deconvolve_type2<T>(deconv_view(&fft, pts.row_bands), fb, fw, nv, stream_);
         mark("pad");
-        fft.execute(fw, cfg_.isign);
+        fft.execute(fw, cfg_.isign, pts.row_bands);
         mark("fft");
       }
       if (ch.method == Method::SM) interp_sm<T>(a, coeffs_);
@@ -437,11 +444,17 @@ class CudaEngine final : public Engine<T> {
   // The batch plan and, when ntransf is not a multiple of the batch, the tail plan; one work
   // area from the library's pool serves both (they run in order on the plan's stream), instead
   // of cuFFT's cudaMalloc per plan.
+  // In 2D the transform may be pruned to the columns of the modes (fft_pruning.hpp;
+  // NUFFTMP_CUDA_FFT=whole|pruned for A/B runs and the tests).
   void make_fft_plans(StageTimer& tm) {
-    fft_ = CufftPlan<T>(cfg_.dim, cfg_.nf, batch_, device_, stream_, CufftWork::External);
+    const FftPruning pruning =
+        fft_pruning_from_env(std::getenv("NUFFTMP_CUDA_FFT"), cfg_.dim, cfg_.nf, cfg_.N);
+    fft_ = FineGridFft<T>(cfg_.dim, cfg_.nf, cfg_.N, batch_, cfg_.type, pruning, device_,
+                          stream_, CufftWork::External);
     const int tail = cfg_.ntransf % batch_;
     if (tail != 0)
-      fft_tail_ = CufftPlan<T>(cfg_.dim, cfg_.nf, tail, device_, stream_, CufftWork::External);
+      fft_tail_ = FineGridFft<T>(cfg_.dim, cfg_.nf, cfg_.N, tail, cfg_.type, pruning, device_,
+                                 stream_, CufftWork::External);
     tm.mark("cufft plan");
     // Never a null area (cuFFT without auto-allocation wants one set), even where it needs none.
     const std::size_t work = std::max<std::size_t>(
@@ -473,6 +486,9 @@ class CudaEngine final : public Engine<T> {
       NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw_.get(), 0, fw_.bytes(), stream_));
       fft_.execute(fw_.get(), cfg_.isign);
       if (fft_tail_.valid()) fft_tail_.execute(fw_.get(), cfg_.isign);
+      if (fft_.band_rows() > 0)  // the band transforms of a pruned type 2: the first and last
+        fft_.execute(fw_.get(), cfg_.isign,
+                     1u | (std::uint64_t(1) << (row_band_count(cfg_.nf[1]) - 1)));
       tm.mark("cufft first run");
     }
   }
@@ -512,8 +528,16 @@ class CudaEngine final : public Engine<T> {
     return seen.insert(key).second;
   }
 
-  DeconvView<T> deconv_view() const {
+  // fft, bands: a type 2 batch's transform and the bands of rows its points touch; the pad
+  // then writes whole only the rows that the transform's pass along x reads.
+  DeconvView<T> deconv_view(const FineGridFft<T>* fft = nullptr,
+                            std::uint64_t bands = ~std::uint64_t(0)) const {
     DeconvView<T> v{};
+    if (fft != nullptr && fft->band_rows() > 0) {
+      v.band_rows = fft->band_rows();
+      v.whole_bands = fft->bands_transformed(bands);
+      v.run = pruned_column_run(cfg_.N[0]);
+    }
     for (int d = 0; d < 3; ++d) {
       v.factor[d] = factor_of_axis_[d];
       v.N[d] = cfg_.N[d];
@@ -560,7 +584,7 @@ class CudaEngine final : public Engine<T> {
   DeviceBuffer<T> factors_;              // every axis's 1/phihat, back to back
   const T* factor_of_axis_[3] = {nullptr, nullptr, nullptr};
   DeviceBuffer<unsigned char> fft_work_;  // outlives the plans below
-  CufftPlan<T> fft_, fft_tail_;
+  FineGridFft<T> fft_, fft_tail_;
   SortedPoints<T> pts_;
   bool points_ready_ = false;  // set_points succeeded (M = 0 is a valid point set)
   // Autotune: the key choice_ was tuned (or read from the cache) for; a pending timing run.

@@ -15,6 +15,16 @@ namespace nufftmp::detail {
 
 enum class CufftWork { Own, External };
 
+// cuFFT's advanced layout, slowest axis first (n[0]): element (b, i) of a batch at
+// b * dist + (linear index of i in n) * stride; in place. FineGridFft (fine_grid_fft.hpp) makes
+// the pruned transforms of the fine grid from it.
+struct CufftLayout {
+  int rank = 1;
+  long long n[3] = {1, 1, 1};
+  long long stride = 1, dist = 1;
+  long long batch = 1;
+};
+
 template <typename T>
 class CufftPlan {
  public:
@@ -22,6 +32,8 @@ class CufftPlan {
   // dim: 1..3, nf: fine grid (x fastest), batch >= 1.
   CufftPlan(int dim, const std::array<std::int64_t, 3>& nf, int batch, int device,
             cudaStream_t stream, CufftWork work = CufftWork::Own);
+  CufftPlan(const CufftLayout& layout, int device, cudaStream_t stream,
+            CufftWork work = CufftWork::Own);
   ~CufftPlan();
   CufftPlan(CufftPlan&& o) noexcept;
   CufftPlan& operator=(CufftPlan&& o) noexcept;
@@ -30,6 +42,8 @@ class CufftPlan {
 
   // In place on `data` (batch fine grids back to back). isign = +1 -> exponent +i.
   void execute(void* data, int isign) const;
+  // The same on data + offset complex elements (a pruned pass on part of the grid).
+  void execute_at(void* data, std::int64_t offset, int isign) const;
   bool valid() const noexcept { return valid_; }
   // Bytes of work area the plan needs (held by cuFFT for CufftWork::Own).
   std::size_t work_bytes() const noexcept { return work_bytes_; }

@@ -117,7 +117,9 @@ __global__ void __launch_bounds__(kThreads)
                                       v.N[1] * output_index_of_mode(k2, v.N[2], v.modeord))
                       : f;
     cplx<T>* const dst = fw + r.row * nf0;
+    const bool whole = v.band_rows == 0 || ((v.whole_bands >> (r.i1 / v.band_rows)) & 1u);
     return [=, &v](std::int64_t l0) {
+      if (!whole && l0 >= v.run && l0 < nf0 - v.run) return;  // a row the FFT reads in runs
       const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
       cplx<T> out;
       out.x = T(0);

@@ -79,6 +79,12 @@ struct DeconvView {
   std::int64_t N[3];
   int modeord;
   GridView grid;
+  // Type 2 with the pruned FFT (fft_pruning.hpp): band_rows > 0 and the pad writes rows of
+  // bands not set in `whole_bands` only in the two runs of `run` x-columns that the FFT's
+  // pass along y reads (the rest of such a row is never read). band_rows = 0: every row whole.
+  std::int64_t band_rows = 0;
+  std::uint64_t whole_bands = ~std::uint64_t(0);
+  std::int64_t run = 0;
 };
 
 // The quadrature of the kernel's Fourier transform (common/kernel_ft.hpp) as a kernel

@@ -20,8 +20,10 @@ constexpr unsigned long long kNone = ULLONG_MAX;
 // status[] words.
 //   kNumItems, kNextItem: the bucket scatter's work items made and taken (bucket_scatter.cu),
 //   zero before its pass 3.
+//   kRowBands: the bands of rows the points touch (PointPrepRequest::band_rows), zero before
+//   row_bands_kernel; all ones (every band) where it does not run.
 constexpr int kFirstBad = 0, kFirstInconsistent = 1, kNumSubproblems = 2, kNumItems = 3,
-              kNextItem = 4, kStatusWords = 5;
+              kNextItem = 4, kRowBands = 5, kStatusWords = 6;
 
 template <typename I>
 using Atomic = std::conditional_t<sizeof(I) == 4, unsigned int, unsigned long long>;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/plan_config.hpp"
+#include "cuda/fft_pruning.hpp"
 #include "cuda/heuristics.hpp"
 #include "fake_device.hpp"
 
@@ -246,6 +247,30 @@ TEST(CudaHeuristics, FallsBackWhenTileCannotFit) {
   const auto c = choose<double>(1, {64, 64, 64}, 1e-12, o, tiny);
   EXPECT_EQ(c.method, Method::GMSort);
   EXPECT_NE(c.note.find("shared memory"), std::string::npos) << c.note;
+}
+
+// The pruned FFT (fft_pruning.hpp): 2D only, never with overlapping column runs, by default
+// on large grids whose modes leave at least a fifth of the columns; the environment forces it
+// wherever it applies, or forces the whole transform.
+TEST(CudaHeuristics, PrunedFftWhereItApplies) {
+  using A = std::array<std::int64_t, 3>;
+  EXPECT_EQ(pruned_column_run(2048), 1024);
+  EXPECT_EQ(pruned_column_run(33), 17);  // modes -16..16: 17 at x >= 0, 16 below
+  EXPECT_EQ(default_fft_pruning(2, A{4096, 4096, 1}, A{2048, 2048, 1}), FftPruning::Columns);
+  EXPECT_EQ(default_fft_pruning(2, A{2048, 2048, 1}, A{1024, 1024, 1}), FftPruning::Columns);
+  EXPECT_EQ(default_fft_pruning(2, A{2560, 2560, 1}, A{2048, 2048, 1}), FftPruning::Columns);
+  EXPECT_EQ(default_fft_pruning(2, A{512, 512, 1}, A{256, 256, 1}), FftPruning::Whole);  // small
+  EXPECT_EQ(default_fft_pruning(2, A{2048, 2048, 1}, A{1800, 1024, 1}), FftPruning::Whole);
+  EXPECT_EQ(default_fft_pruning(3, A{256, 256, 256}, A{128, 128, 128}), FftPruning::Whole);
+  EXPECT_EQ(default_fft_pruning(1, A{1 << 22, 1, 1}, A{1 << 21, 1, 1}), FftPruning::Whole);
+  EXPECT_FALSE(fft_pruning_applies(2, A{41, 40, 1}, A{41, 20, 1}));  // runs of 21 + 21 > 41
+  EXPECT_TRUE(fft_pruning_applies(2, A{40, 40, 1}, A{38, 20, 1}));
+  EXPECT_EQ(fft_pruning_from_env("pruned", 2, A{80, 66, 1}, A{40, 33, 1}), FftPruning::Columns);
+  EXPECT_EQ(fft_pruning_from_env("pruned", 3, A{36, 26, 32}, A{18, 13, 16}), FftPruning::Whole);
+  EXPECT_EQ(fft_pruning_from_env("whole", 2, A{4096, 4096, 1}, A{2048, 2048, 1}),
+            FftPruning::Whole);
+  EXPECT_EQ(fft_pruning_from_env(nullptr, 2, A{4096, 4096, 1}, A{2048, 2048, 1}),
+            FftPruning::Columns);
 }
 
 }  // namespace

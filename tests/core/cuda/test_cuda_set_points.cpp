@@ -18,6 +18,7 @@
 
 #include "common/reference_check.hpp"
 #include "common/test_data.hpp"
+#include "scoped_env.hpp"
 #include "cuda/device_pool.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -26,29 +27,6 @@ namespace {
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
-// Sets (value non-null) or unsets an environment variable for a scope: the engine reads its
-// variants when a plan is made.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
 
 // A variant of the sort, selected by the engine's environment knobs (null: unset).
 struct Variant {
