@@ -107,8 +107,13 @@ __global__ void __launch_bounds__(kThreads)
                                 std::int64_t rows) {
   const std::int64_t nf0 = v.grid.nf[0];
   for_each_unit_cell(rows, nf0, v.grid.nf[1], v.grid.nf[2], [&](const RowUnit& r) {
-    const std::int64_t k1 = mode_of_fine_index(r.i1, v.N[1], v.grid.nf[1]);
-    const std::int64_t k2 = mode_of_fine_index(r.i2, v.N[2], v.grid.nf[2]);
+    // A row the FFT reads only in the column runs (pruned, untouched band): a span wholly
+    // between the runs is skipped before the setup's loads (on the H200 the pad is bound by
+    // those loads' latency, one unit per warp, more than by its stores).
+    const bool whole = v.band_rows == 0 || ((v.whole_bands >> (r.i1 / v.band_rows)) & 1u);
+    const bool skip = !whole && r.x0 >= v.run && r.x0 + kSpan <= nf0 - v.run;
+    const std::int64_t k1 = skip ? kNoMode : mode_of_fine_index(r.i1, v.N[1], v.grid.nf[1]);
+    const std::int64_t k2 = skip ? kNoMode : mode_of_fine_index(r.i2, v.N[2], v.grid.nf[2]);
     const bool row_has_modes = k1 != kNoMode && k2 != kNoMode;
     const T fac12 = row_has_modes ? factor_of(v, 1, k1) * factor_of(v, 2, k2) : T(0);
     const cplx<T>* const frow =
@@ -117,7 +122,6 @@ __global__ void __launch_bounds__(kThreads)
                                       v.N[1] * output_index_of_mode(k2, v.N[2], v.modeord))
                       : f;
     cplx<T>* const dst = fw + r.row * nf0;
-    const bool whole = v.band_rows == 0 || ((v.whole_bands >> (r.i1 / v.band_rows)) & 1u);
     return [=, &v](std::int64_t l0) {
       if (!whole && l0 >= v.run && l0 < nf0 - v.run) return;  // a row the FFT reads in runs
       const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
