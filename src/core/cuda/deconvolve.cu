@@ -51,49 +51,23 @@ __device__ __forceinline__ RowUnit row_unit(std::int64_t u, std::int64_t spans, 
   return r;
 }
 
-// What a unit's setup gives for_each_unit_cell: the row's output `dst`, whether cell i0 is
-// written (`writes`) and its value (`value`, which does the loads).
-template <typename T, typename W, typename V>
-struct UnitCells {
-  cplx<T>* dst;
-  W writes;
-  V value;
-};
-template <typename T, typename W, typename V>
-__device__ __forceinline__ UnitCells<T, W, V> unit_cells(cplx<T>* dst, W writes, V value) {
-  return {dst, writes, value};
-}
-
-// For every x cell i0 < n0 of every unit of `rows` rows of n0 cells (n1, n2: the rows' y and z
-// extents), each warp taking units grid-stride: f(unit) -> UnitCells, then dst[i0] =
-// value(i0) where writes(i0). A lane reads all its cells' values before it stores any, so that
-// its loads are in flight together: with each store between two cells' loads the compiler kept
-// them in order (the output might alias the input), one DRAM latency per cell, and the type 2
-// pad of a 4096^2 grid took 62-70 us at 26-43% of the H200's DRAM bandwidth (ncu).
+// f(unit row, lane's x cell i0) for every x cell i0 < n0 of every unit of `rows` rows of n0
+// cells (n1, n2: the rows' y and z extents), each warp taking units grid-stride.
 template <typename F>
 __device__ __forceinline__ void for_each_unit_cell(std::int64_t rows, std::int64_t n0,
                                                    std::int64_t n1, std::int64_t n2, F&& f) {
-  constexpr int kCells = kSpan / 32;
   const std::int64_t spans = (n0 + kSpan - 1) / kSpan, units = rows * spans;
   const int lane = threadIdx.x & 31;
   for (std::int64_t u = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; u < units;
        u += std::int64_t(gridDim.x) * kWarps) {
     const RowUnit r = row_unit(u, spans, n1, n2);
     const std::int64_t stop = min(n0, r.x0 + kSpan);
-    auto cells = f(r);  // the row's setup, once per unit; then its cells
-    decltype(cells.value(std::int64_t(0))) val[kCells];
-    bool on[kCells];
-    // Every value is computed (past the row's end at its last cell) and only the stores are
-    // conditional: straight-line code, whose loads the compiler issues together.
+    auto cell = f(r);  // the row's setup, once per unit; then its cells
 #pragma unroll
-    for (int k = 0; k < kCells; ++k) {
+    for (int k = 0; k < kSpan / 32; ++k) {
       const std::int64_t i0 = r.x0 + k * 32 + lane;
-      on[k] = i0 < stop && cells.writes(i0);
-      val[k] = cells.value(i0 < stop ? i0 : stop - 1);
+      if (i0 < stop) cell(i0);
     }
-#pragma unroll
-    for (int k = 0; k < kCells; ++k)
-      if (on[k]) cells.dst[r.x0 + k * 32 + lane] = val[k];
   }
 }
 
@@ -113,18 +87,17 @@ __global__ void __launch_bounds__(kThreads)
     const cplx<T>* const src =
         fw + r.b * v.grid.total +
         nf0 * (fine_index_of_mode(k1, nf1) + nf1 * fine_index_of_mode(k2, nf2));
+    cplx<T>* const dst = f + r.row * v.N[0];
     const T fac12 = factor_of(v, 1, k1) * factor_of(v, 2, k2);
-    return unit_cells<T>(
-        f + r.row * v.N[0], [](std::int64_t) { return true; },
-        [=, &v](std::int64_t i0) {
-          const std::int64_t k0 = mode_of_output_index(i0, v.N[0], v.modeord);
-          const T fac = factor_of(v, 0, k0) * fac12;
-          const cplx<T> g = src[fine_index_of_mode(k0, nf0)];
-          cplx<T> out;
-          out.x = g.x * fac;
-          out.y = g.y * fac;
-          return out;
-        });
+    return [=, &v](std::int64_t i0) {
+      const std::int64_t k0 = mode_of_output_index(i0, v.N[0], v.modeord);
+      const T fac = factor_of(v, 0, k0) * fac12;
+      const cplx<T> g = src[fine_index_of_mode(k0, nf0)];
+      cplx<T> out;
+      out.x = g.x * fac;
+      out.y = g.y * fac;
+      dst[i0] = out;
+    };
   });
 }
 
@@ -135,7 +108,8 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t nf0 = v.grid.nf[0];
   for_each_unit_cell(rows, nf0, v.grid.nf[1], v.grid.nf[2], [&](const RowUnit& r) {
     // A row the FFT reads only in the column runs (pruned, untouched band): a span wholly
-    // between the runs is skipped before the setup's loads.
+    // between the runs is skipped before the setup's loads (on the H200 the pad is bound by
+    // those loads' latency, one unit per warp, more than by its stores).
     const bool whole = v.band_rows == 0 || ((v.whole_bands >> (r.i1 / v.band_rows)) & 1u);
     const bool skip = !whole && r.x0 >= v.run && r.x0 + kSpan <= nf0 - v.run;
     const std::int64_t k1 = skip ? kNoMode : mode_of_fine_index(r.i1, v.N[1], v.grid.nf[1]);
@@ -147,24 +121,21 @@ __global__ void __launch_bounds__(kThreads)
                             v.N[0] * (output_index_of_mode(k1, v.N[1], v.modeord) +
                                       v.N[1] * output_index_of_mode(k2, v.N[2], v.modeord))
                       : f;
-    return unit_cells<T>(
-        fw + r.row * nf0,
-        [=, &v](std::int64_t l0) {  // a row the FFT reads in the runs only
-          return whole || l0 < v.run || l0 >= nf0 - v.run;
-        },
-        [=, &v](std::int64_t l0) {
-          // Branch-free, so that the unit's loads issue together: a padding cell reads mode 0
-          // of its row (or of f: in bounds, cached) and keeps zero.
-          const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
-          const bool has = k0 != kNoMode;
-          const std::int64_t k = has ? k0 : 0;
-          const T fac = v.factor[0][k < 0 ? -k : k] * fac12;  // axis 0 always has factors
-          const cplx<T> g = frow[output_index_of_mode(k, v.N[0], v.modeord)];
-          cplx<T> out;
-          out.x = has ? g.x * fac : T(0);
-          out.y = has ? g.y * fac : T(0);
-          return out;
-        });
+    cplx<T>* const dst = fw + r.row * nf0;
+    return [=, &v](std::int64_t l0) {
+      if (!whole && l0 >= v.run && l0 < nf0 - v.run) return;  // a row the FFT reads in runs
+      const std::int64_t k0 = row_has_modes ? mode_of_fine_index(l0, v.N[0], nf0) : kNoMode;
+      cplx<T> out;
+      out.x = T(0);
+      out.y = T(0);
+      if (k0 != kNoMode) {
+        const T fac = factor_of(v, 0, k0) * fac12;
+        const cplx<T> g = frow[output_index_of_mode(k0, v.N[0], v.modeord)];
+        out.x = g.x * fac;
+        out.y = g.y * fac;
+      }
+      dst[l0] = out;
+    };
   });
 }
 
