@@ -2,8 +2,10 @@
 // of which defines NUFFTMP_CPU_ISA first (see kernel_eval.hpp for why).
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 
+#include "cpu/row_locks.hpp"
 #include "cpu/spread_interp_isa.hpp"
 #include "cpu/vec.hpp"
 #include "cpu/width_dispatch.hpp"
@@ -12,8 +14,8 @@ namespace nufftmp::detail::cpu::NUFFTMP_CPU_ISA {
 
 namespace {
 
-// Beyond this many threads a global lock on the add-back would serialize them; atomics on
-// the box cells (not per point) are then cheaper.
+// Beyond this many threads a global lock on the add-back would serialize them; locks per
+// row of the grid (row_locks.hpp) are then cheaper.
 constexpr int kMaxThreadsForLockedAdd = 4;
 
 // Adds ky[dy] * kz[dz] * kc to the W^(D-1) rows of one point, NV aligned vectors per row:
@@ -145,10 +147,12 @@ void spread_box(const Subproblem& sp, const SortedPoints<T>& pts, const KernelEv
 }
 
 // Adds the nvec boxes of sp (box_reals apart) into the grids, wrapping periodically; x runs
-// are cut where they wrap so that the inner loop stays contiguous.
+// are cut where they wrap so that the inner loop stays contiguous. locks: null when the
+// caller holds the grid alone (one thread, or a critical section), else each run is added
+// under its row's lock, cut at the locks' chunks.
 template <typename T>
 void add_box(const Subproblem& sp, T* box, std::int64_t box_reals, int nvec,
-             const GridShape<T>& shape, T* grid, bool atomic) {
+             const GridShape<T>& shape, T* grid, RowLocks* locks) {
   const auto& nf = shape.nf;
   const std::int64_t e0 = box_row_cells<T>(sp);
   const std::int64_t total = shape.cells();
@@ -159,23 +163,21 @@ void add_box(const Subproblem& sp, T* box, std::int64_t box_reals, int nvec,
         const std::int64_t gy = wrap_index(sp.lo[1] + y, nf[1]);
         T* src = box + v * box_reals + 2 * ((z * sp.extent[1] + y) * e0);
         T* dst = grid + 2 * (v * total + (gz * nf[1] + gy) * shape.row + shape.pad);
+        const std::int64_t row = (v * nf[2] + gz) * nf[1] + gy;
         for (std::int64_t l = 0; l < sp.extent[0];) {
           const std::int64_t gx = wrap_index(sp.lo[0] + l, nf[0]);
-          const std::int64_t run = (sp.extent[0] - l < nf[0] - gx ? sp.extent[0] - l : nf[0] - gx);
+          std::int64_t run = (sp.extent[0] - l < nf[0] - gx ? sp.extent[0] - l : nf[0] - gx);
+          const std::int64_t chunk = gx / RowLocks::kChunk;
+          if (locks) run = std::min(run, (chunk + 1) * RowLocks::kChunk - gx);
           T* s = src + 2 * l;
           T* d = dst + 2 * gx;
-          if (atomic) {
-            for (std::int64_t i = 0; i < 2 * run; ++i) {
-#pragma omp atomic
-              d[i] += s[i];
-              s[i] = T(0);
-            }
-          } else {
-            for (std::int64_t i = 0; i < 2 * run; ++i) {
-              d[i] += s[i];
-              s[i] = T(0);
-            }
+          omp_lock_t* lock = locks ? locks->of(row, chunk) : nullptr;
+          if (lock) omp_set_lock(lock);
+          for (std::int64_t i = 0; i < 2 * run; ++i) {
+            d[i] += s[i];
+            s[i] = T(0);
           }
+          if (lock) omp_unset_lock(lock);
           l += run;
         }
       }
@@ -187,7 +189,7 @@ void spread_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
                 const GridShape<T>& shape, const std::complex<T>* c, int nvec, T* grid,
                 std::int64_t box_reals, int nthreads, std::vector<std::vector<T>>& scratch) {
   const auto nsub = static_cast<std::int64_t>(pts.subproblems.size());
-  const bool atomic = nthreads > kMaxThreadsForLockedAdd;
+  RowLocks* const locks = nthreads > kMaxThreadsForLockedAdd ? &row_locks() : nullptr;
 #pragma omp parallel num_threads(nthreads)
   {
     T* const buf = scratch[omp_get_thread_num()].data();
@@ -206,11 +208,11 @@ void spread_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
         case 2: spread_box<2, W>(sp, pts, ker, c, nvec, box_reals, box, cs); break;
         default: spread_box<3, W>(sp, pts, ker, c, nvec, box_reals, box, cs); break;
       }
-      if (atomic) {
-        add_box(sp, box, box_reals, nvec, shape, grid, true);
+      if (locks) {
+        add_box(sp, box, box_reals, nvec, shape, grid, locks);
       } else {
 #pragma omp critical(nufftmp_cpu_add_box)
-        add_box(sp, box, box_reals, nvec, shape, grid, false);
+        add_box(sp, box, box_reals, nvec, shape, grid, static_cast<RowLocks*>(nullptr));
       }
     }
   }
