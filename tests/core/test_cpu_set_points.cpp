@@ -144,7 +144,8 @@ TEST(CpuSetPoints, BadPointFoundAmongManyPoints) {
 }
 
 // The sort's output for one set of points: a permutation, coordinates equal to the folded
-// user coordinates, nondecreasing bins, every kernel footprint inside its subproblem's box.
+// user coordinates, nondecreasing bins, every kernel footprint inside its subproblem's box,
+// and in 3D every subproblem's points in one slab of bins (one bin along z).
 template <typename T>
 void check_sorted(int dim, const Points<T>& pts, const std::array<std::int64_t, 3>& nf, int w,
                   bool sort, int nthreads) {
@@ -159,8 +160,14 @@ void check_sorted(int dim, const Points<T>& pts, const std::array<std::int64_t, 
   for (const Subproblem& s : sp.subproblems) {
     ASSERT_EQ(s.begin, covered);
     covered = s.end;
+    std::int64_t slab = -1;
     for (std::int64_t j = s.begin; j < s.end; ++j) {
       const double* rec = sp.g.data() + j * dim;
+      if (sort && dim == 3) {
+        const std::int64_t z = static_cast<std::int64_t>(rec[2]) >> bins.log_size[2];
+        if (slab < 0) slab = z;
+        ASSERT_EQ(z, slab) << "subproblem [" << s.begin << ", " << s.end << ") crosses slabs";
+      }
       const std::int64_t u = sp.with_perm([&](const auto* p) { return std::int64_t(p[j]); });
       ASSERT_TRUE(u >= 0 && u < pts.M && !seen[u]) << "perm[" << j << "] = " << u;
       seen[u] = 1;
