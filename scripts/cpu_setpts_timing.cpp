@@ -54,6 +54,8 @@ int run(int type, int dim, std::int64_t N, std::int64_t M, double tol, bool clus
   opts.backend = nufftmp::Backend::Cpu;
   // DEBUG=2 in the environment: the engine prints its set_points phases (sorted_points.cpp).
   if (const char* d = std::getenv("DEBUG")) opts.debug = std::atoi(d);
+  // UPSAMPFAC=<sigma>: a fixed upsampling factor (default 0: the engine's cost model).
+  if (const char* u = std::getenv("UPSAMPFAC")) opts.upsampfac = std::atof(u);
 
   auto t = Clock::now();
   double plan_first, plan_steady = HUGE_VAL;

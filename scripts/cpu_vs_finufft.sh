@@ -19,8 +19,10 @@
 #   execute (each after a setpts; it keeps no folded coordinates between executes); mean
 #   setpts includes the first call. nufftmp exec2: an execute right after another on the same
 #   points (the fold cache); the exec ratio is of exec (the first after set_points). Its
-#   upsampfac is 2 (as nufftmp's) unless
-#   FINUFFT_SIGMA says otherwise (0: its automatic choice). It has no clustered points, and
+#   upsampfac is 2 unless FINUFFT_SIGMA says otherwise (0: its automatic choice); nufftmp's is
+#   its default, the cost model's sigma in [1.25, 2] (2 for the 3D and 2D double rows below,
+#   ~1.26 for 2D float, ~1.31 for 1D double), unless UPSAMPFAC=<sigma> fixes it (the driver
+#   reads it from the environment). It has no clustered points, and
 #   it refuses (and its perftest crashes on) float tolerances near its rounding floor, e.g.
 #   1e-5 in 1D and 2D at upsampfac 2: those rows show "-".
 # Ratios: nufftmp's time over FINUFFT's (below 1: nufftmp is faster); plan per mode: the
