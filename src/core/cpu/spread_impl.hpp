@@ -212,7 +212,7 @@ void spread_width(const SortedPoints<T>& pts, const KernelEvaluator<T>& ker,
         add_box(sp, box, box_reals, nvec, shape, grid, locks);
       } else {
 #pragma omp critical(nufftmp_cpu_add_box)
-        add_box(sp, box, box_reals, nvec, shape, grid, static_cast<RowLocks*>(nullptr));
+        add_box(sp, box, box_reals, nvec, shape, grid, nullptr);
       }
     }
   }

@@ -484,11 +484,8 @@ class CudaEngine final : public Engine<T> {
     tm.mark("load deconvolution kernel");
     if (first_fft_of_shape()) {
       NUFFTMP_CUDA_TRY(cudaMemsetAsync(fw_.get(), 0, fw_.bytes(), stream_));
-      fft_.execute(fw_.get(), cfg_.isign);
-      if (fft_tail_.valid()) fft_tail_.execute(fw_.get(), cfg_.isign);
-      if (fft_.band_rows() > 0)  // the band transforms of a pruned type 2: the first and last
-        fft_.execute(fw_.get(), cfg_.isign,
-                     1u | (std::uint64_t(1) << (row_band_count(cfg_.nf[1]) - 1)));
+      fft_.warm_up(fw_.get(), cfg_.isign);
+      if (fft_tail_.valid()) fft_tail_.warm_up(fw_.get(), cfg_.isign);
       tm.mark("cufft first run");
     }
   }

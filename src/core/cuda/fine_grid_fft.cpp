@@ -113,6 +113,13 @@ void FineGridFft<T>::execute(void* data, int isign, std::uint64_t bands) const {
   }
 }
 
+template <typename T>
+void FineGridFft<T>::warm_up(void* data, int isign) const {
+  execute(data, isign);
+  if (band_rows_ > 0)  // the band plans: the first band and the (maybe shorter) last one
+    execute(data, isign, 1u | (std::uint64_t(1) << (bands_ - 1)));
+}
+
 template class FineGridFft<float>;
 template class FineGridFft<double>;
 

@@ -30,6 +30,9 @@ class FineGridFft {
   // along x only over the bands of rows set in `bands` (fft_pruning.hpp; all by default):
   // the other rows are left as the pass along y wrote them, for no one reads them.
   void execute(void* data, int isign, std::uint64_t bands = ~std::uint64_t(0)) const;
+  // Runs each of its cuFFT plans once on `data` (cuFFT loads a plan's kernels at its first
+  // execution: the plan does it, not the first execute).
+  void warm_up(void* data, int isign) const;
   // The bands of rows that execute(data, isign, bands) transforms along x: `bands`, or every
   // band (the whole transform, or more bands than the band launches pay for).
   std::uint64_t bands_transformed(std::uint64_t bands) const noexcept;
