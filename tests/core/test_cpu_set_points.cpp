@@ -148,13 +148,15 @@ TEST(CpuSetPoints, BadPointFoundAmongManyPoints) {
 // and in 3D every subproblem's points in one slab of bins (one bin along z).
 template <typename T>
 void check_sorted(int dim, const Points<T>& pts, const std::array<std::int64_t, 3>& nf, int w,
-                  bool sort, int nthreads) {
+                  bool sort, int nthreads,
+                  nufftmp::detail::cpu::BinShape shape = nufftmp::detail::cpu::BinShape::Default) {
   using namespace nufftmp::detail::cpu;
   SortedPoints<T> sp;
-  sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, w, sort, nthreads, 0, sp);
+  sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, w, sort, nthreads, 0, sp,
+                 Place::Auto, shape);
   ASSERT_EQ(sp.M, pts.M);
   ASSERT_EQ(sp.dim, dim);
-  const BinLayout bins = make_bin_layout(dim, nf);
+  const BinLayout bins = make_bin_layout(dim, nf, shape);
   std::vector<char> seen(static_cast<size_t>(pts.M), 0);
   std::int64_t last_bin = -1, covered = 0;
   for (const Subproblem& s : sp.subproblems) {
@@ -209,7 +211,22 @@ TEST(CpuSetPoints, SortedPointsKeepTheirInvariants) {
                      sort, nthreads);
         check_sorted(dim, clustered_points<float>(dim, 40000, nf, rng), nf, 4, sort, nthreads);
         check_sorted(dim, uniform_points<float>(dim, 5, rng), nf, 2, sort, nthreads);
+        // The finer 3D bins of the double spreader (a no-op shape in 1D and 2D).
+        check_sorted(dim, uniform_points<double>(dim, 50000, rng, -3 * kPi, 3 * kPi), nf, 10,
+                     sort, nthreads, nufftmp::detail::cpu::BinShape::Small);
       }
+}
+
+TEST(CpuSetPoints, SmallBinsAreFinerIn3DOnly) {
+  using namespace nufftmp::detail::cpu;
+  const std::array<std::int64_t, 3> nf = {128, 128, 128};
+  const BinLayout a = make_bin_layout(3, nf), b = make_bin_layout(3, nf, BinShape::Small);
+  EXPECT_LT(a.total(), b.total());
+  EXPECT_EQ(a.log_size[0], b.log_size[0]);
+  EXPECT_GT(a.log_size[1], b.log_size[1]);
+  EXPECT_GT(a.log_size[2], b.log_size[2]);
+  const std::array<std::int64_t, 3> nf2 = {1024, 1024, 1};
+  EXPECT_EQ(make_bin_layout(2, nf2).log_size, make_bin_layout(2, nf2, BinShape::Small).log_size);
 }
 
 // The streamed place writes what the direct place writes, bit for bit (the execute reads
@@ -337,28 +354,33 @@ TEST(CpuSetPoints, BinLayoutCoversTheGridWithinTheCap) {
     // The cap holds wherever widening the x bins can reach it.
     if (b.total() > kMaxBins) EXPECT_GE(std::int64_t(1) << b.log_size[0], nf[0]);
   }
-  // Small 3D grids keep the shape the spreading loops were tuned for.
+  // Small 3D grids keep the shapes measured for them (sorted_points.cpp): 16 x 8 x 8, and
+  // 16 x 4 x 4 for the double spreader.
   const BinLayout b = make_bin_layout(3, {128, 128, 128});
   EXPECT_EQ(b.log_size[0], 4);
-  EXPECT_EQ(b.log_size[1], 2);
-  EXPECT_EQ(b.log_size[2], 2);
+  EXPECT_EQ(b.log_size[1], 3);
+  EXPECT_EQ(b.log_size[2], 3);
+  const BinLayout s = make_bin_layout(3, {128, 128, 128}, BinShape::Small);
+  EXPECT_EQ(s.log_size[0], 4);
+  EXPECT_EQ(s.log_size[1], 2);
+  EXPECT_EQ(s.log_size[2], 2);
 }
 
 TEST(CpuSetPoints, BoxOfBinsSkipsEmptyBins) {
   using namespace nufftmp::detail::cpu;
-  const std::array<std::int64_t, 3> nf = {64, 32, 1};
-  const BinLayout bins = make_bin_layout(2, nf);  // 32 x 8 cells: 2 x 4 bins
+  const std::array<std::int64_t, 3> nf = {128, 64, 1};
+  const BinLayout bins = make_bin_layout(2, nf);  // 64 x 16 cells: 2 x 4 bins
   ASSERT_EQ(bins.count[0], 2);
   ASSERT_EQ(bins.count[1], 4);
-  // Points in bins 0 (x 0..31, y 0..7) and 2 (x 0..31, y 8..15) only; bin 1 is empty.
+  // Points in bins 0 (x 0..63, y 0..15) and 2 (x 0..63, y 16..31) only; bin 1 is empty.
   const std::vector<std::int64_t> start = {0, 10, 10, 25, 25, 25, 25, 25, 25};
   Subproblem sp;
   box_of_bins(bins, nf, 4, start.data(), 0, 2, sp);
-  // x: cells [0, 32) give first cells -2 .. 30 (upper end included), + w = 4.
+  // x: cells [0, 64) give first cells -2 .. 62 (upper end included), + w = 4.
   EXPECT_EQ(sp.lo[0], -2);
-  EXPECT_EQ(sp.extent[0], 30 - -2 + 4);
+  EXPECT_EQ(sp.extent[0], 62 - -2 + 4);
   EXPECT_EQ(sp.lo[1], -2);
-  EXPECT_EQ(sp.extent[1], 14 - -2 + 4);
+  EXPECT_EQ(sp.extent[1], 30 - -2 + 4);
 }
 
 TEST(CpuDeconvolution, LongRowsSplitAcrossThreadsMatchTheDirectSum) {

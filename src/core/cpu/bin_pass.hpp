@@ -20,8 +20,9 @@ struct BinPass {
   double stride[3] = {1, 1, 1};    // bins between neighbours along each axis
 };
 
-// Words of place_points_streamed's scratch per bin (two line buffers, two cursors).
-constexpr std::int64_t kStreamedWordsPerBin = 18;
+// Words of place_points_streamed's scratch per bin: a group of 8 points' coordinates, a line
+// of indices and the bin's first position.
+constexpr std::int64_t streamed_words_per_bin(int dim) { return 8 * dim + 8 + 1; }
 
 }  // namespace nufftmp::detail::cpu
 
@@ -39,7 +40,7 @@ constexpr std::int64_t kStreamedWordsPerBin = 18;
   void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
                     double* g, Index* perm);                                                   \
   /* The same through a line buffer per bin and stream, written out with streaming stores */ \
-  /* (the same result); scratch: kStreamedWordsPerBin * nbins words, 64-byte aligned.       */ \
+  /* (the same result); scratch: streamed_words_per_bin(dim) * nbins words, 64-byte aligned.*/ \
   template <typename T, typename Count, typename Index>                                        \
   void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
                              std::int64_t nbins, Count* next, double* g, Index* perm,          \

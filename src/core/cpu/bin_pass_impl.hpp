@@ -1,5 +1,6 @@
 // The bin sort's passes over the points (bin_pass.hpp), compiled once per instruction set:
 // included only by isa_*.cpp, each of which defines NUFFTMP_CPU_ISA first.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -30,6 +31,22 @@ constexpr int kBlock = 256;  // a multiple of kLanes
 typedef double dvec __attribute__((vector_size(8 * kLanes)));
 typedef std::int32_t ivec __attribute__((vector_size(4 * kLanes)));
 
+#if defined(__SSE4_1__)
+// floor of every lane: one rounding instruction (vroundpd / vrndscalepd).
+inline dvec floor_of(dvec v) {
+#if defined(__AVX512F__)
+  // (_mm512_floor_pd: GCC 12's _mm512_roundscale_pd warns of its undefined pass-through)
+  return reinterpret_cast<dvec>(_mm512_floor_pd(reinterpret_cast<__m512d>(v)));
+#elif defined(__AVX__)
+  return reinterpret_cast<dvec>(
+      _mm256_round_pd(reinterpret_cast<__m256d>(v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+#else
+  return reinterpret_cast<dvec>(
+      _mm_round_pd(reinterpret_cast<__m128d>(v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+#endif
+}
+#endif
+
 // kLanes coordinates in the user's precision, and the mask their comparisons give.
 template <typename T>
 struct Lanes;
@@ -49,15 +66,18 @@ struct Lanes<double> {
 // check_points_host, NaN included). A short last group of lanes is padded with zeros, so every point takes
 // the same arithmetic in both passes (pass 2 must find the bins pass 1 counted).
 //
-// The fold: t = x / 2pi lies in [-1.5, 1.5] for legal x; removing its integer part (a cast
-// truncates) is exact, and only t < 0 rounds (adding 1: at most 2pi 2^-54 in x). No branches:
-// they mispredicted half the time on random points. (Adding 2 first, so that the cast is a
-// floor, rounded every point to 2pi 2^-52: a 2e-13 error floor in 1D double at 1000 modes,
-// where FINUFFT reaches 7e-14.) In double, so that a float x scaled to a large grid keeps its
-// cell fraction. The clamp keeps the casts defined for any input (NaN -> -2); bad coordinates
-// are reported before any result is used. g < nf <= 2^31 - 1
-// (FftPlan's limit), and the bin number is formed in double (exact below 2^53; SSE2 has no
-// 32-bit vector multiply).
+// The fold: t = x / 2pi lies in [-1.5, 1.5] for legal x; t - floor(t) is exact for t >= -1
+// and rounds once below (at most 2pi 2^-54 in x), the same bits as removing the integer part
+// and adding 1 where negative. No branches: they mispredicted half the time on random points.
+// (Adding 2 first, so that a cast would floor, rounded every point to 2pi 2^-52: a 2e-13
+// error floor in 1D double at 1000 modes, where FINUFFT reaches 7e-14.) In double, so that a
+// float x scaled to a large grid keeps its cell fraction. With SSE4.1 (the avx2 and avx512
+// builds) floor is one rounding instruction and NaN or infinity fold to NaN, then to cell 0;
+// plain SSE2 truncates through int32 casts, clamped first to keep them defined (NaN -> -2).
+// Bad coordinates are reported before any result is used. g < nf <= 2^31 - 1 (FftPlan's
+// limit), and the bin number is formed in double (exact below 2^53; SSE2 has no 32-bit vector
+// multiply). The floor version took the pass from ~18 to ~11 vector operations per
+// coordinate: GCC splits each int32 -> double conversion of a vector in two halves.
 template <int D, bool G, typename T>
 int bin_block(const BinPass<T>& a, std::int64_t j, int n, double (*g)[kBlock],
               std::uint32_t* bin) {
@@ -66,7 +86,7 @@ int bin_block(const BinPass<T>& a, std::int64_t j, int n, double (*g)[kBlock],
   const V lo = V{} - fold_limit<T>(), hi = V{} + fold_limit<T>();
   // Scalars broadcast once (no function returns a vector: its ABI differs between the
   // instruction sets).
-  const dvec zero = dvec{}, one = dvec{} + 1.0, two = dvec{} + 2.0;
+  [[maybe_unused]] const dvec zero = dvec{}, one = dvec{} + 1.0, two = dvec{} + 2.0;
   const dvec inv_two_pi = dvec{} + 0.159154943091895335768883763372514;
   dvec nf[D], inv_size[D], top[D], stride[D];
   for (int d = 0; d < D; ++d) {
@@ -90,14 +110,22 @@ int bin_block(const BinPass<T>& a, std::int64_t j, int n, double (*g)[kBlock],
       // in_fold_range (common/checks.hpp); masks are -1 where true: 0 where legal, 1 where not
       bad += ((x >= lo) & (x <= hi)) + 1;
       dvec t = __builtin_convertvector(x, dvec) * inv_two_pi;
+#if defined(__SSE4_1__)
+      t -= floor_of(t);  // [0, 1]; NaN for NaN or infinity
+#else
       t = t > -two ? t : -two;
       t = t < two ? t : two;
       t -= __builtin_convertvector(__builtin_convertvector(t, ivec), dvec);  // (-1, 1), exact
       t = t < zero ? t + one : t;
+#endif
       dvec gv = t * nf[d];
-      gv = gv < nf[d] ? gv : zero;  // rounding landed on nf: the same point as 0
+      gv = gv < nf[d] ? gv : zero;  // rounding landed on nf: the same point as 0 (NaN too)
       if constexpr (G) std::memcpy(&g[d][i], &gv, sizeof gv);
+#if defined(__SSE4_1__)
+      dvec c = floor_of(gv * inv_size[d]);
+#else
       dvec c = __builtin_convertvector(__builtin_convertvector(gv * inv_size[d], ivec), dvec);
+#endif
       c = c < top[d] ? c : top[d];
       key += c * stride[d];
     }
@@ -157,76 +185,63 @@ inline void stream_line(void* dst, const void* buf) {
 #endif
 }
 
-// Write streams of words (Word: 4 or 8 bytes) into dst (64-byte aligned), stream s from word
-// begin[s] on, each gathered in its own 64-byte line buffer and streamed out when its line is
-// full. The partial lines at either end of a stream (shared with the neighbouring bin or
-// chunk, possibly another thread's) take ordinary stores of the stream's own words only.
+// Words [from, to) of a group or line buffer (buf holds the aligned group from word `base` on)
+// to dst with ordinary stores: the partial groups at either end of a bin's segment, which
+// share their lines with the neighbouring bin or chunk (possibly another thread's).
 template <typename Word>
-class LineStreams {
- public:
-  static constexpr std::int64_t kPerLine = 64 / sizeof(Word);
-  using Line = Word[kPerLine];
-  LineStreams(Word* dst, const std::int64_t* begin, Line* buf)
-      : dst_(dst), begin_(begin), buf_(buf) {}
-  void put(std::int64_t s, std::int64_t pos, Word v) {
-    buf_[s][pos & (kPerLine - 1)] = v;
-    if ((pos & (kPerLine - 1)) != kPerLine - 1) return;
-    const std::int64_t line = pos - (kPerLine - 1);
-    if (line >= begin_[s])
-      stream_line(dst_ + line, buf_[s]);
-    else
-      for (std::int64_t e = begin_[s]; e <= pos; ++e) dst_[e] = buf_[s][e & (kPerLine - 1)];
-  }
-  // The words of stream s below end (its final position) not written yet.
-  void finish(std::int64_t s, std::int64_t end) {
-    const std::int64_t line = end & ~(kPerLine - 1);
-    for (std::int64_t e = line > begin_[s] ? line : begin_[s]; e < end; ++e)
-      dst_[e] = buf_[s][e & (kPerLine - 1)];
-  }
+inline void store_words(Word* dst, const Word* buf, std::int64_t base, std::int64_t from,
+                        std::int64_t to) {
+  for (std::int64_t e = from; e < to; ++e) dst[e] = buf[e - base];
+}
 
- private:
-  Word* dst_;
-  const std::int64_t* begin_;
-  Line* buf_;
-};
-
-// place_dim's writes through LineStreams: two streams per bin (coordinates, perm), each with a
-// 64-byte line buffer in scratch.
+// place_dim's writes through buffers per bin, streamed out past the caches when whole: the
+// coordinates in groups of 8 points (8 D words, D whole lines, as 8 D doubles start a line
+// when the group's first position is a multiple of 8) and the permutation in lines (16 int32
+// or 8 int64 indices). Per point D + 1 stores into the bin's buffers and one test, taken once
+// in 8 points. (The first version had a line buffer per bin and array and a test per word,
+// D + 1 tests a point, taken at random: the mispredictions and the reloads of lines just
+// written word by word were most of the pass.) Scratch per bin: 8 D words of coordinates,
+// 8 of indices and the segment's first position (streamed_words_per_bin).
 template <int D, typename T, typename Count, typename Index>
 void place_streamed_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
                         std::int64_t nbins, Count* next, double* g, Index* perm,
                         std::uint64_t* scratch) {
-  static_assert(sizeof(double) == sizeof(std::uint64_t));
+  constexpr std::int64_t kGroup = 8;                               // points per coordinate group
+  constexpr std::int64_t kPermLine = 64 / sizeof(Index);           // indices per line
   alignas(64) double gb[D][kBlock];
   alignas(64) std::uint32_t bin[kBlock];
-  using PermWord = std::make_unsigned_t<Index>;
-  auto* gbuf = reinterpret_cast<std::uint64_t(*)[8]>(scratch);
-  auto* pbuf = reinterpret_cast<typename LineStreams<PermWord>::Line*>(gbuf + nbins);
-  auto* perm_begin = reinterpret_cast<std::int64_t*>(gbuf + 2 * nbins);
-  std::int64_t* g_begin = perm_begin + nbins;
-  for (std::int64_t b = 0; b < nbins; ++b) {
-    perm_begin[b] = static_cast<std::int64_t>(next[b]);
-    g_begin[b] = perm_begin[b] * D;
-  }
-  LineStreams<std::uint64_t> gs(reinterpret_cast<std::uint64_t*>(g), g_begin, gbuf);
-  LineStreams<PermWord> ps(reinterpret_cast<PermWord*>(perm), perm_begin, pbuf);
+  double* gbuf = reinterpret_cast<double*>(scratch);                       // nbins x 8 D
+  Index* pbuf = reinterpret_cast<Index*>(scratch + nbins * kGroup * D);   // nbins x line
+  std::int64_t* begin = reinterpret_cast<std::int64_t*>(scratch + nbins * (kGroup * D + 8));
+  for (std::int64_t b = 0; b < nbins; ++b) begin[b] = static_cast<std::int64_t>(next[b]);
   for (std::int64_t j = j0; j < j1; j += kBlock) {
     const int n = static_cast<int>(j1 - j < kBlock ? j1 - j : kBlock);
     bin_block<D, true>(a, j, n, gb, bin);
     for (int i = 0; i < n; ++i) {
-      const std::int64_t p = static_cast<std::int64_t>(next[bin[i]]++);
-      ps.put(bin[i], p, static_cast<PermWord>(j + i));
-      for (int d = 0; d < D; ++d) {
-        std::uint64_t w;
-        std::memcpy(&w, &gb[d][i], sizeof w);
-        gs.put(bin[i], p * D + d, w);
+      const std::uint32_t b = bin[i];
+      const std::int64_t p = static_cast<std::int64_t>(next[b]++);
+      double* gg = gbuf + b * (kGroup * D);
+      Index* pl = pbuf + b * kPermLine;
+      for (int d = 0; d < D; ++d) gg[(p & (kGroup - 1)) * D + d] = gb[d][i];
+      pl[p & (kPermLine - 1)] = static_cast<Index>(j + i);
+      if ((p & (kGroup - 1)) != kGroup - 1) continue;
+      const std::int64_t g0 = p - (kGroup - 1);
+      if (g0 >= begin[b]) {
+        for (int l = 0; l < D; ++l) stream_line(g + g0 * D + 8 * l, gg + 8 * l);
+      } else {
+        store_words(g, gg, g0 * D, begin[b] * D, (p + 1) * D);
       }
+      if ((p & (kPermLine - 1)) != kPermLine - 1) continue;
+      const std::int64_t l0 = p - (kPermLine - 1);
+      if (l0 >= begin[b]) stream_line(perm + l0, pl);
+      else store_words(perm, pl, l0, begin[b], p + 1);
     }
   }
   for (std::int64_t b = 0; b < nbins; ++b) {
     const std::int64_t end = static_cast<std::int64_t>(next[b]);
-    ps.finish(b, end);
-    gs.finish(b, end * D);
+    const std::int64_t g0 = end & ~(kGroup - 1), l0 = end & ~(kPermLine - 1);
+    store_words(g, gbuf + b * (kGroup * D), g0 * D, std::max(g0, begin[b]) * D, end * D);
+    store_words(perm, pbuf + b * kPermLine, l0, std::max(l0, begin[b]), end);
   }
 #if defined(__SSE2__)
   _mm_sfence();  // streamed lines are weakly ordered: visible before the threads part

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "common/checks.hpp"
 #include "common/stopwatch.hpp"
@@ -76,8 +77,12 @@ class CpuEngine final : public Engine<T> {
     // The coordinates' values are checked by the sort's first pass (no pass of its own).
     check_point_arrays(cfg_.dim, M, x, y, z);
     Timer t;
+    // The 3D double spreader wants the finer bins (sorted_points.cpp, kLogBinSizeSmall3D).
+    const BinShape shape = cfg_.dim == 3 && cfg_.type == 1 && std::is_same<T, double>::value
+                               ? BinShape::Small
+                               : BinShape::Default;
     sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_,
-                   cfg_.opts.debug, pts_);
+                   cfg_.opts.debug, pts_, Place::Auto, shape);
     if (cfg_.opts.debug > 0)
       std::fprintf(stderr,
                    "nufftmp cpu: set_points M = %lld: %.2f ms, %zu subproblems (max box %lld "

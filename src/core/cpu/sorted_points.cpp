@@ -21,8 +21,16 @@ namespace nufftmp::detail::cpu {
 
 namespace {
 
-// Bin shapes (log2 of the cells per axis) before make_bin_layout's cap.
-constexpr int kLogBinSize[3][3] = {{8, 0, 0}, {5, 3, 0}, {4, 2, 2}};
+// Bin shapes (log2 of the cells per axis) before make_bin_layout's cap, and the 3D shape of
+// BinShape::Small. Measured on the GPU machine's 16-core Xeon (2026-12-02, 1e6 points, 64^3
+// and 512^2 modes, bins swept; docs/data/cpu_bins_h200host_2026-12-02.txt): the streamed place
+// is fastest with few bins (its buffers, 8 D + 9 words a bin and thread, then stay in L2:
+// 3D 8192 bins 3.6 ms, 2048 1.7-2.1, 1024 1.5-1.7 at 16 threads), while the execute wants
+// small ones, most of all the 3D double spreader (type 1, 1e-9: 24 ms at 16 x 4 x 4 cells,
+// 30 at 16 x 8 x 8, 33 at 32 x 8 x 8). Best set_points + execute: 2D 64 x 16 (1.8 -> 1.2 ms
+// set_points, execute equal or faster), 3D 16 x 8 x 8, 3D double type 1 16 x 4 x 4.
+constexpr int kLogBinSize[3][3] = {{8, 0, 0}, {6, 4, 0}, {4, 3, 3}};
+constexpr int kLogBinSizeSmall3D[3] = {4, 2, 2};
 // Points per subproblem: enough to amortize zeroing and adding back its box, few enough to
 // keep the box in cache and give every thread several subproblems.
 constexpr std::int64_t kMaxSubproblemPoints = 10000;
@@ -118,18 +126,35 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
     check_points_host<T>(D, M, pass.in[0], pass.in[1], pass.in[2]);
     throw Error(ErrorCode::Internal, "set_points: a coordinate failed the fold check");
   }
-  // Offsets: bin by bin, chunk by chunk (the sort is stable).
-  std::int64_t offset = 0, nonempty = 0;
-  for (std::int64_t b = 0; b < nbins; ++b) {
-    out.bin_start[b] = offset;
-    for (int c = 0; c < nchunks; ++c) {
-      const std::int64_t n = static_cast<std::int64_t>(cnt[c * nbins + b]);
-      cnt[c * nbins + b] = static_cast<Count>(offset);
-      offset += n;
+  // Offsets: bin by bin, chunk by chunk (the sort is stable), in parallel over ranges of bins:
+  // each range's total, a prefix over the ranges, then each range's offsets from its prefix.
+  // (Serial, the nbins x nchunks pass was 0.6 ms of 3.5 at 16 threads in 3D: 131072 counters.)
+  const int offset_threads = threads_for(4.0 * static_cast<double>(nbins) * nchunks, nthreads);
+  std::vector<std::int64_t> range_start(static_cast<size_t>(offset_threads) + 1, 0);
+  std::int64_t nonempty = 0;
+#pragma omp parallel num_threads(offset_threads) reduction(+ : nonempty)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::int64_t b0 = nbins * t / nt, b1 = nbins * (t + 1) / nt;
+    std::int64_t sum = 0;
+    for (std::int64_t b = b0; b < b1; ++b)
+      for (int c = 0; c < nchunks; ++c) sum += static_cast<std::int64_t>(cnt[c * nbins + b]);
+    range_start[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+    for (int r = 0; r < nt; ++r) range_start[r + 1] += range_start[r];
+    std::int64_t offset = range_start[t];
+    for (std::int64_t b = b0; b < b1; ++b) {
+      out.bin_start[b] = offset;
+      for (int c = 0; c < nchunks; ++c) {
+        const std::int64_t n = static_cast<std::int64_t>(cnt[c * nbins + b]);
+        cnt[c * nbins + b] = static_cast<Count>(offset);
+        offset += n;
+      }
+      nonempty += offset > out.bin_start[b];
     }
-    nonempty += offset > out.bin_start[b];
   }
-  out.bin_start[nbins] = offset;
+  out.bin_start[nbins] = M;
   // Only now may the previous points go: the arrays grow (discarding them) or are reused.
   out.M = 0;
   out.g.ensure(M * D, "set_points (sorted coordinates)");
@@ -139,7 +164,7 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   else out.perm32.ensure(M, "set_points (sort permutation)");
   // The streamed place's line buffers: their size depends on the bins and the threads.
   const bool may = may_stream(D, M, nbins, place);
-  const std::int64_t words = (kStreamedWordsPerBin * nbins + 7) & ~std::int64_t(7);  // lines
+  const std::int64_t words = (streamed_words_per_bin(D) * nbins + 7) & ~std::int64_t(7);  // lines
   if (may) out.line_buffers.ensure(words * nthreads, "set_points (line buffers)");
   const bool streamed =
       may && (place == Place::Streamed || nonempty >= kMinStreamedNonemptyBins);
@@ -179,11 +204,11 @@ void box_of_points(const SortedPoints<T>& pts, int w, Subproblem& sp) {
 template <int D, typename T>
 void sort_dim(std::int64_t M, const T* x, const T* y, const T* z,
               const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads, int debug,
-              Place place, SortedPoints<T>& out) {
+              Place place, BinShape shape, SortedPoints<T>& out) {
   PhaseTimer timer(debug >= 2);
   // Below a few hundred thousand operations one thread is faster (threads.hpp).
   const int sort_threads = threads_for(20.0 * M, nthreads);
-  const BinLayout bins = make_bin_layout(D, nf);
+  const BinLayout bins = make_bin_layout(D, nf, shape);
   // Unsorted: a single bin (every bin number 0).
   BinPass<T> pass;
   pass.dim = D;
@@ -282,10 +307,12 @@ void sort_dim(std::int64_t M, const T* x, const T* y, const T* z,
 
 }  // namespace
 
-BinLayout make_bin_layout(int dim, const std::array<std::int64_t, 3>& nf) {
+BinLayout make_bin_layout(int dim, const std::array<std::int64_t, 3>& nf, BinShape shape) {
   BinLayout b;
   b.dim = dim;
-  for (int d = 0; d < 3; ++d) b.log_size[d] = d < dim ? kLogBinSize[dim - 1][d] : 0;
+  const bool small = shape == BinShape::Small && dim == 3;
+  for (int d = 0; d < 3; ++d)
+    b.log_size[d] = d >= dim ? 0 : small ? kLogBinSizeSmall3D[d] : kLogBinSize[dim - 1][d];
   auto count = [&] {
     for (int d = 0; d < 3; ++d)
       b.count[d] = d < dim ? ((nf[d] - 1) >> b.log_size[d]) + 1 : 1;
@@ -329,7 +356,7 @@ void box_of_bins(const BinLayout& bins, const std::array<std::int64_t, 3>& nf, i
 template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
-                 int debug, SortedPoints<T>& out, Place place) {
+                 int debug, SortedPoints<T>& out, Place place, BinShape shape) {
   if (M == 0) {
     out.M = 0;
     out.dim = dim;
@@ -339,17 +366,17 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
     return;
   }
   switch (dim) {
-    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, place, out); break;
-    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, place, out); break;
-    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, place, out); break;
+    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, out); break;
+    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, out); break;
+    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, out); break;
   }
 }
 
 template void sort_points<float>(int, std::int64_t, const float*, const float*, const float*,
                                  const std::array<std::int64_t, 3>&, int, bool, int, int,
-                                 SortedPoints<float>&, Place);
+                                 SortedPoints<float>&, Place, BinShape);
 template void sort_points<double>(int, std::int64_t, const double*, const double*,
                                   const double*, const std::array<std::int64_t, 3>&, int, bool,
-                                  int, int, SortedPoints<double>&, Place);
+                                  int, int, SortedPoints<double>&, Place, BinShape);
 
 }  // namespace nufftmp::detail::cpu

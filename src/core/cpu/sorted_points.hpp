@@ -4,9 +4,9 @@
 //
 // The sort is a two-pass counting sort over the user's arrays (OpenMP): pass 1 folds every
 // point, checks it and counts it into its bin; pass 2 folds it again and writes it to its
-// bin's next free slot: for many points through a line buffer per bin and array, each full
-// line streamed past the caches (store misses on thousands of open lines were most of the
-// sort's time). Nothing else reads or writes per-point memory: no bin index array, no gather
+// bin's next free slot: for many points through buffers per bin (8 points' coordinates, a
+// line of indices), each full line streamed past the caches (store misses on thousands of
+// open lines were most of the sort's time). Nothing else reads or writes per-point memory: no bin index array, no gather
 // through the permutation, no pass for the boxes (they follow from the bins).
 #pragma once
 
@@ -34,11 +34,16 @@ struct BinLayout {
   std::int64_t total() const { return count[0] * count[1] * count[2]; }
 };
 
+// Small: 3D bins of 16 x 4 x 4 cells instead of 16 x 8 x 8 (for the 3D double spreader,
+// whose execute gains more from the finer order than set_points loses; sorted_points.cpp).
+enum class BinShape { Default, Small };
+
 // The bins for a fine grid nf: long in x (the contiguous axis) so that a subproblem's box is
 // a few cache lines wide, small in y/z so that consecutive bins stay close in space; on grids
 // with more than kMaxBins of those (large 1D and 2D grids) the x length doubles until they fit,
-// so that pass 2's write positions (two cache lines per bin) stay in L2.
-BinLayout make_bin_layout(int dim, const std::array<std::int64_t, 3>& nf);
+// so that pass 2's buffers stay in L2.
+BinLayout make_bin_layout(int dim, const std::array<std::int64_t, 3>& nf,
+                          BinShape shape = BinShape::Default);
 constexpr std::int64_t kMaxBins = std::int64_t(1) << 14;
 
 // lo/extent of a box covering every cell that a kernel of width w centred anywhere in the
@@ -104,6 +109,7 @@ enum class Place { Auto, Direct, Streamed };
 template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
-                 int debug, SortedPoints<T>& out, Place place = Place::Auto);
+                 int debug, SortedPoints<T>& out, Place place = Place::Auto,
+                 BinShape shape = BinShape::Default);
 
 }  // namespace nufftmp::detail::cpu
