@@ -81,7 +81,9 @@ void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1
 // which the direct place writes faster). On this project's 2-core machine, 1 thread, 1e6 float
 // points on 128^3 cells (8192 bins), sort_points ms direct / streamed: 8.9 / 11.6 on 16
 // nonempty bins, 16.7 / 12.1 on 128, 18.5 / 14.9 on all; on 1024^2 cells (4096 bins) 6.7 / 7.9
-// on 16, 14.0 / 8.1 on 64; 1e5 uniform points on 8192 bins 1.3 / 2.1-6, 2e5 3.6 / 3.2.
+// on 16, 14.0 / 8.1 on 64; 1e5 uniform points on 8192 bins 1.3 / 2.1-6, 2e5 3.6 / 3.2 (the
+// streamed place of a line per bin and array, before bd63783; on the 16-core Xeon, 1e6
+// points at 16 threads, the grouped one: 3D place 1.5-1.7 ms streamed in 16 x 8 x 8 bins).
 constexpr std::int64_t kMinStreamedPointsPerBin = 32;
 constexpr std::int64_t kMinStreamedBytes = std::int64_t(4) << 20;
 constexpr std::int64_t kMinStreamedNonemptyBins = 32;
