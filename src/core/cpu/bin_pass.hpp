@@ -39,8 +39,9 @@ constexpr std::int64_t streamed_words_per_bin(int dim) { return 8 * dim + 8 + 1;
   template <typename T, typename Count, typename Index>                                        \
   void place_points(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
                     double* g, Index* perm);                                                   \
-  /* The same through a line buffer per bin and stream, written out with streaming stores */ \
-  /* (the same result); scratch: streamed_words_per_bin(dim) * nbins words, 64-byte aligned.*/ \
+  /* The same through buffers per bin (8 points, a line of indices), written out with     */ \
+  /* streaming stores (the same result); scratch: streamed_words_per_bin(dim) * nbins     */ \
+  /* words, 64-byte aligned.                                                               */ \
   template <typename T, typename Count, typename Index>                                        \
   void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
                              std::int64_t nbins, Count* next, double* g, Index* perm,          \

@@ -6,8 +6,9 @@
 // point, checks it and counts it into its bin; pass 2 folds it again and writes it to its
 // bin's next free slot: for many points through buffers per bin (8 points' coordinates, a
 // line of indices), each full line streamed past the caches (store misses on thousands of
-// open lines were most of the sort's time). Nothing else reads or writes per-point memory: no bin index array, no gather
-// through the permutation, no pass for the boxes (they follow from the bins).
+// open lines were most of the sort's time). Nothing else reads or writes per-point memory: no
+// bin index array, no gather through the permutation, no pass for the boxes (they follow from
+// the bins).
 #pragma once
 
 #include <array>
@@ -77,6 +78,8 @@ struct SortedPoints {
   std::vector<std::uint32_t> counts32;
   std::vector<std::int64_t> counts64;
   std::vector<std::int64_t> bin_start;
+  // The offsets' prefix over the ranges of bins that the threads take (one entry a thread).
+  std::vector<std::int64_t> range_start;
   // The streamed place's line buffers and cursors, per thread (bin_pass.hpp).
   HostArray<std::uint64_t> line_buffers;
 
@@ -93,7 +96,8 @@ struct SortedPoints {
     return g.bytes() + perm32.bytes() + perm64.bytes() + line_buffers.bytes() +
            subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
-           (counts64.capacity() + bin_start.capacity()) * sizeof(std::int64_t);
+           (counts64.capacity() + bin_start.capacity() + range_start.capacity()) *
+               sizeof(std::int64_t);
   }
 };
 
