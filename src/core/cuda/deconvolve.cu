@@ -2,6 +2,9 @@
 // one pass over the data per direction. Per axis only the N/2 + 1 factors 1/phihat(|k|) are
 // tables (deconv_factors.cu fills them on the device); where a mode lives on the fine grid and
 // in the output is arithmetic (common/grid.hpp), a few integer operations per element.
+#include <cstdlib>
+#include <cstring>
+
 #include "common/grid.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernel_common.cuh"
@@ -139,6 +142,92 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+// The type 2 pad with each lane's loads in flight together (`pad_batched`, by default on 1D
+// and 2D grids; the kernel above is `pad_unit`). The H200 ran the one above at 0.061 ms on
+// Q4's 4096^2 grid (clustered, pruned rows: ~67 MB written, 34 MB read): a store between two
+// cells' loads keeps the compiler from hoisting the next loads (the output might alias the
+// input), so a unit of modes waits out one memory latency per cell. Here the pointers are
+// __restrict__, a lane's 8 cells are loaded before any is stored, and only mode cells load (a
+// first try that loaded every cell, mode 0 for padding, was slower: 005e160). Where a cell's
+// mode lives is linear along a row: the left run of modes l0 < N0 - N0/2 reads output index
+// l0 + off_left and factor l0, the right run l0 >= nf0 - N0/2 reads l0 + off_right and factor
+// nf0 - l0; within a row all of it is 32-bit (nf0 < 2^31, GridView), which keeps the kernel
+// at 4 blocks of 256 per SM by registers. Measured (H200, pad ms, unit -> batched): Q4 0.061
+// -> 0.046, P4 0.066 -> 0.059, P8 (1D) 0.098 -> 0.082; in 3D it lost (P2 0.052 -> 0.062, rows
+// of 256 cells, most of them zero rows that the unit kernel already writes at ~2.9 TB/s), so
+// 3D grids keep the unit kernel. docs/performance.md section 17.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    pad_batched_type2_kernel(DeconvView<T> v, const cplx<T>* __restrict__ f,
+                             cplx<T>* __restrict__ fw, std::int64_t rows) {
+  constexpr int kCells = kSpan / 32;
+  const std::int32_t nf0 = v.grid.nf[0], N0 = static_cast<std::int32_t>(v.N[0]);
+  const std::int32_t run = static_cast<std::int32_t>(v.run);
+  const std::int64_t spans = (nf0 + kSpan - 1) / kSpan, units = rows * spans;
+  const std::int32_t hi_left = N0 - N0 / 2, lo_right = nf0 - N0 / 2;
+  const std::int32_t off_left = v.modeord == 0 ? N0 / 2 : 0;
+  const std::int32_t off_right = (v.modeord == 0 ? N0 / 2 : N0) - nf0;
+  const T* __restrict__ fac0 = v.factor[0];  // axis 0 always has factors
+  const int lane = threadIdx.x & 31;
+  for (std::int64_t u = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / 32; u < units;
+       u += std::int64_t(gridDim.x) * kWarps) {
+    const RowUnit r = row_unit(u, spans, v.grid.nf[1], v.grid.nf[2]);
+    const std::int32_t x0 = static_cast<std::int32_t>(r.x0);
+    const bool whole = v.band_rows == 0 || ((v.whole_bands >> (r.i1 / v.band_rows)) & 1u);
+    if (!whole && x0 >= run && x0 + kSpan <= nf0 - run) continue;  // never read
+    const std::int64_t k1 = mode_of_fine_index(r.i1, v.N[1], v.grid.nf[1]);
+    const std::int64_t k2 = mode_of_fine_index(r.i2, v.N[2], v.grid.nf[2]);
+    const bool row_has_modes = k1 != kNoMode && k2 != kNoMode;
+    const T fac12 = row_has_modes ? factor_of(v, 1, k1) * factor_of(v, 2, k2) : T(0);
+    const cplx<T>* __restrict__ frow =
+        f + (row_has_modes ? r.b * N0 * v.N[1] * v.N[2] +
+                                 N0 * (output_index_of_mode(k1, v.N[1], v.modeord) +
+                                       v.N[1] * output_index_of_mode(k2, v.N[2], v.modeord))
+                           : 0);
+    cplx<T>* __restrict__ dst = fw + r.row * nf0;
+    cplx<T> g[kCells];
+    T fac[kCells];
+#pragma unroll
+    for (int k = 0; k < kCells; ++k) {
+      const std::int32_t l0 = x0 + k * 32 + lane;
+      const bool left = row_has_modes && l0 < hi_left;
+      const bool right = row_has_modes && l0 >= lo_right && l0 < nf0;
+      g[k].x = T(0);
+      g[k].y = T(0);
+      fac[k] = T(0);
+      if (left || right) {
+        g[k] = frow[left ? l0 + off_left : l0 + off_right];
+        fac[k] = fac0[left ? l0 : nf0 - l0];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kCells; ++k) {
+      const std::int32_t l0 = x0 + k * 32 + lane;
+      if (l0 < nf0 && (whole || l0 < run || l0 >= nf0 - run)) {
+        const T s = fac[k] * fac12;
+        cplx<T> out;
+        out.x = g[k].x * s;
+        out.y = g[k].y * s;
+        dst[l0] = out;
+      }
+    }
+  }
+}
+
+// The pad kernel: batched on 1D/2D grids, unit in 3D (above); NUFFTMP_CUDA_PAD=unit|batched
+// forces one (A/B runs, the tests).
+template <typename T>
+bool pad_batched(const DeconvView<T>& v) {
+  static const int forced = [] {
+    const char* e = std::getenv("NUFFTMP_CUDA_PAD");
+    if (e == nullptr) return -1;
+    if (std::strcmp(e, "unit") == 0) return 0;
+    if (std::strcmp(e, "batched") == 0) return 1;
+    return -1;
+  }();
+  return forced >= 0 ? forced == 1 : v.grid.nf[2] == 1;
+}
+
 // One warp per unit of rows x spans, grid-stride beyond 2^20 blocks.
 unsigned unit_blocks(std::int64_t rows, std::int64_t n0) {
   const std::int64_t units = rows * ((n0 + kSpan - 1) / kSpan);
@@ -161,15 +250,23 @@ template <typename T>
 void pad_deconvolve_type2(const DeconvView<T>& v, const std::complex<T>* f, std::complex<T>* fw,
                           int nvec, cudaStream_t stream) {
   const std::int64_t rows = std::int64_t(nvec) * v.grid.nf[1] * v.grid.nf[2];
-  pad_deconvolve_type2_kernel<T><<<unit_blocks(rows, v.grid.nf[0]), kThreads, 0, stream>>>(
-      v, reinterpret_cast<const cplx<T>*>(f), reinterpret_cast<cplx<T>*>(fw), rows);
+  const unsigned blocks = unit_blocks(rows, v.grid.nf[0]);
+  const auto* in = reinterpret_cast<const cplx<T>*>(f);
+  auto* out = reinterpret_cast<cplx<T>*>(fw);
+  if (pad_batched(v))
+    pad_batched_type2_kernel<T><<<blocks, kThreads, 0, stream>>>(v, in, out, rows);
+  else
+    pad_deconvolve_type2_kernel<T><<<blocks, kThreads, 0, stream>>>(v, in, out, rows);
   NUFFTMP_CUDA_CHECK_LAUNCH("pad_deconvolve_type2_kernel");
 }
 
 template <typename T>
 void load_deconvolve_kernel(int type) {
   if (type == 1) load_kernel(deconvolve_type1_kernel<T>, "deconvolve_type1_kernel");
-  else load_kernel(pad_deconvolve_type2_kernel<T>, "pad_deconvolve_type2_kernel");
+  else {  // both: the plan does not hold the view (which one runs depends on the grid)
+    load_kernel(pad_deconvolve_type2_kernel<T>, "pad_deconvolve_type2_kernel");
+    load_kernel(pad_batched_type2_kernel<T>, "pad_batched_type2_kernel");
+  }
 }
 
 template void load_deconvolve_kernel<float>(int);
