@@ -151,13 +151,21 @@ __global__ void __launch_bounds__(kThreads)
 // first try that loaded every cell, mode 0 for padding, was slower: 005e160). Where a cell's
 // mode lives is linear along a row: the left run of modes l0 < N0 - N0/2 reads output index
 // l0 + off_left and factor l0, the right run l0 >= nf0 - N0/2 reads l0 + off_right and factor
-// nf0 - l0; within a row all of it is 32-bit (nf0 < 2^31, GridView), which keeps the kernel
-// at 4 blocks of 256 per SM by registers. Measured (H200, pad ms, unit -> batched): Q4 0.061
-// -> 0.046, P4 0.066 -> 0.059, P8 (1D) 0.098 -> 0.082; in 3D it lost (P2 0.052 -> 0.062, rows
-// of 256 cells, most of them zero rows that the unit kernel already writes at ~2.9 TB/s), so
-// 3D grids keep the unit kernel. docs/performance.md section 17.
+// nf0 - l0; within a row all of it is 32-bit (nf0 < 2^31, GridView). Measured (H200, pad ms,
+// unit -> batched): Q4 0.057 -> 0.043, P4 0.068 -> 0.057, P8 (1D) 0.102 -> 0.084, S22d-12
+// 0.036 -> 0.033; in 3D it lost in one call and won in the next (P2 0.052 -> 0.062, Q2 0.051
+// -> 0.053, then Q2 0.058 -> 0.052: rows of 256 cells, most of them zero rows that the unit
+// kernel already writes at ~2.9 TB/s), so 3D grids keep the unit kernel. Float runs at 5
+// blocks of 256 per SM (48 registers, 16 bytes spilled) rather than the 4 that its 64
+// registers allow: the 2D pads 12% faster (Q4 0.051 -> 0.045, P4 0.067 -> 0.060), the 1D ones
+// 3% slower (P8 0.091 -> 0.095); 6 blocks (40 registers, 64 bytes spilled) slower everywhere
+// (Q4 0.053, P8 0.112). Double keeps its 80 registers (capped it spills 140 bytes or more).
+// docs/performance.md section 17, docs/data/pad_h200_2026-12-02.txt.
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+constexpr int kPadMinBlocks = sizeof(T) == 4 ? 5 : 0;  // 0: no minimum (as without it)
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads, kPadMinBlocks<T>)
     pad_batched_type2_kernel(DeconvView<T> v, const cplx<T>* __restrict__ f,
                              cplx<T>* __restrict__ fw, std::int64_t rows) {
   constexpr int kCells = kSpan / 32;
