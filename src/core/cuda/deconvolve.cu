@@ -4,6 +4,7 @@
 // in the output is arithmetic (common/grid.hpp), a few integer operations per element.
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "common/grid.hpp"
 #include "cuda/cuda_check.hpp"
@@ -223,9 +224,11 @@ __global__ void __launch_bounds__(kThreads, kPadMinBlocks<T>)
 }
 
 // The pad kernel: batched on 1D/2D grids, unit in 3D (above); NUFFTMP_CUDA_PAD=unit|batched
-// forces one (A/B runs, the tests).
+// forces one (A/B runs, the tests). Rows within a unit of 2^31 cells stay unit: the batched
+// kernel's cell index is 32-bit up to a unit past the row's end.
 template <typename T>
 bool pad_batched(const DeconvView<T>& v) {
+  if (v.grid.nf[0] > std::numeric_limits<std::int32_t>::max() - kSpan) return false;
   static const int forced = [] {
     const char* e = std::getenv("NUFFTMP_CUDA_PAD");
     if (e == nullptr) return -1;
