@@ -21,6 +21,7 @@
 #include "cuda/autotune.hpp"
 #include "cuda/bin_sort.hpp"
 #include "cuda/bin_stats.hpp"
+#include "cuda/cell_order.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cufft_plan.hpp"
 #include "cuda/fine_grid_fft.hpp"
@@ -126,6 +127,7 @@ class CudaEngine final : public Engine<T> {
       report_bad_point(bad, c);
     }
     if (refine_alt_) refine_choice(M, tm);
+    order_cells_if_chosen(tm);
     tm.finish();
     points_ready_ = true;
   }
@@ -224,6 +226,23 @@ class CudaEngine final : public Engine<T> {
                 << " bins hold points, the fullest " << st.max_count << ", "
                 << st.crowded << " of " << st.points << " in crowded bins: " << describe_choice()
                 << "\n";
+  }
+
+  // Type 2 SM: the points of each subproblem in cell order (cell_order.hpp), where set_points'
+  // refinement chose it or NUFFTMP_CUDA_CELL_ORDER=on asks for it. It needs the records layout
+  // (the split arrays would need a permutation of their own): without it the plan's choice stays.
+  void order_cells_if_chosen(StageTimer& tm) {
+    const bool forced = cell_order_mode_ == CellOrderMode::On && cfg_.type == 2 &&
+                        choice_.method == Method::SM;
+    if (!choice_.cell_order && !forced) return;
+    if (!pts_.as_records || pts_.num_subproblems == 0 ||
+        !cell_order_fits(cfg_.dim, pts_.w, choice_.bins, choice_.maxsub)) {
+      if (choice_.cell_order) choice_ = plan_choice_;
+      return;
+    }
+    order_cells<T>(cfg_.dim, pts_.records.get(), pts_.subproblems.get(), pts_.num_subproblems,
+                   choice_.bins, pts_.nf, pts_.w, choice_.maxsub, stream_);
+    tm.mark("cell order");
   }
 
   std::string describe_choice() const {
@@ -477,6 +496,9 @@ class CudaEngine final : public Engine<T> {
     if (refine_alt_) {  // set_points may switch to it
       load_execute_kernels(*refine_alt_);
       load_bin_stats_kernel();
+      if (refine_alt_->cell_order)
+        load_cell_order_kernel<T>(cfg_.dim, cfg_.kernel.w, refine_alt_->bins,
+                                  refine_alt_->maxsub);
       tm.mark("load alternative kernels");
     }
     if (cfg_.opts.spread_interp_only) return;  // no deconvolution, no FFT
@@ -567,6 +589,7 @@ class CudaEngine final : public Engine<T> {
   BucketKnob bucket_;    // NUFFTMP_CUDA_BUCKET (tests)
   BucketKernels bucket_kernels_;  // NUFFTMP_CUDA_BUCKET_P2 / _P3 (A/B runs)
   PointLayout layout_;            // default_point_layout, or NUFFTMP_CUDA_POINTS (A/B runs)
+  CellOrderMode cell_order_mode_ = cell_order_from_env();  // NUFFTMP_CUDA_CELL_ORDER
   long set_points_calls_ = 0;
   long execute_calls_ = 0;
   DeviceProps props_;

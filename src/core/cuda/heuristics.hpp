@@ -36,6 +36,9 @@ struct MethodChoice {
   int threads = 256;
   // The kernel of a tiled method that has several (launch.hpp); Auto for the others.
   KernelVariant variant = KernelVariant::Auto;
+  // Type 2 SM: set_points orders each subproblem's points by their first stencil cell
+  // (cell_order.hpp), so that a warp's lanes read the same or neighbouring tile cells.
+  bool cell_order = false;
   std::size_t shared_bytes = 0;
   std::string note;    // why a fallback happened (empty otherwise)
 };
@@ -66,7 +69,8 @@ struct BinStats {
 // The alternative set_points may switch to, if this plan has one: the user left the method to
 // the library (Method::Auto, no NUFFTMP_CUDA_VARIANT), NUFFTMP_CUDA_REFINE is not "0", no
 // autotune, and the other kernel sorts as the plan's does. Today: 1D float type 1, SM -> the
-// output-driven tile.
+// output-driven tile; 3D type 2, SM with the dealt gather -> the thread gather on points
+// ordered by cell within each subproblem (unless NUFFTMP_CUDA_CELL_ORDER=off).
 template <typename T>
 std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const DeviceProps& props,
                                                const MethodChoice& plan);

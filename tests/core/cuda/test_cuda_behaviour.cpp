@@ -3,7 +3,11 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
 #include <memory>
 #include <utility>
 #include <string>
@@ -11,6 +15,7 @@
 
 #include "common/reference_check.hpp"
 #include "cuda_test_util.hpp"
+#include "scoped_env.hpp"
 #include "common/test_data.hpp"
 #include "nufftmp/plan.hpp"
 
@@ -88,6 +93,74 @@ TEST(CudaBehaviour, MethodRefinedAtSetPoints) {
   unsetenv("NUFFTMP_CUDA_REFINE");
   EXPECT_LE(check_transform(off, 0, crowded, rng, 500).rel_err, 10 * 1e-5);
   EXPECT_EQ(off.method(), Method::SM);
+}
+
+// Type 2 on crowded points (heuristics.hpp refine_alternative): in 3D set_points switches the
+// dealt gather to the thread gather over each subproblem's points in cell order
+// (cell_order.hpp); 2D keeps the dealt gather unless the order is forced. A point's sum is the
+// same arithmetic in either gather and in any order, so the results are equal bit for bit
+// whether the library chooses, the order is forced on under a named gather (no refinement
+// then), or off; the library's is checked against the direct sum on crowded and on uniform
+// points, and its debug line says which it took. maxsub 100 leaves a partial last subproblem
+// (padded keys in the block sort).
+template <typename T>
+void check_cell_order(int dim, int maxsub, double tol) {
+  SCOPED_TRACE(std::to_string(dim) + "D, " + (sizeof(T) == 4 ? "float" : "double") +
+               ", maxsub " + std::to_string(maxsub));
+  auto rng = make_rng(salt_of("cell order") + dim * 10 + sizeof(T) + maxsub);
+  const std::vector<std::int64_t> N(dim, dim == 2 ? 96 : 24);
+  const std::int64_t M = 9000;
+  Options o = cuda_opts();
+  o.maxsubprobsize = maxsub;
+  o.debug = 1;
+  std::int64_t nm = 1;
+  for (auto n : N) nm *= n;
+  const auto f = random_complex<T>(nm, rng);
+  const auto crowded = clustered_points<T>(dim, M, Plan<T>(2, N, 1, 1, tol, o).fine_grid(), rng, 5.0);
+  const auto uniform = uniform_points<T>(dim, M, rng);
+  auto set_points = [&](Plan<T>& plan, const Points<T>& pts) {  // returns the debug lines
+    std::ostringstream said;
+    std::streambuf* old = std::cerr.rdbuf(said.rdbuf());
+    plan.set_points_host(M, pts.x(), pts.y(), pts.z());
+    std::cerr.rdbuf(old);
+    return said.str();
+  };
+  const char* const modes[][2] = {{"auto", nullptr}, {"on", "dealt"}, {"on", "thread"},
+                                  {"off", nullptr}};
+  std::vector<std::vector<std::complex<T>>> results;
+  for (const auto& m : modes) {
+    ScopedEnv order("NUFFTMP_CUDA_CELL_ORDER", m[0]);
+    ScopedEnv variant("NUFFTMP_CUDA_VARIANT", m[1]);
+    Plan<T> plan(2, N, 1, 1, tol, o);
+    const std::string said = set_points(plan, crowded);
+    const bool library = std::string(m[0]) == "auto", chosen = library && dim == 3;
+    EXPECT_EQ(said.find("points in cell order") != std::string::npos, chosen) << m[0] << said;
+    std::vector<std::complex<T>> c(static_cast<std::size_t>(M));
+    auto fin = f;
+    plan.execute_host(c.data(), fin.data());
+    results.push_back(c);
+    if (!library) continue;
+    EXPECT_LE(check_transform(plan, 0, crowded, rng, 400).rel_err, 10 * tol);
+    std::ostringstream quiet;
+    std::streambuf* old = std::cerr.rdbuf(quiet.rdbuf());
+    const double err = check_transform(plan, 0, uniform, rng, 400).rel_err;
+    std::cerr.rdbuf(old);
+    EXPECT_LE(err, 10 * tol);
+    EXPECT_EQ(quiet.str().find("points in cell order"), std::string::npos) << quiet.str();
+  }
+  for (std::size_t k = 1; k < results.size(); ++k)
+    EXPECT_EQ(0, std::memcmp(results[0].data(), results[k].data(),
+                             sizeof(std::complex<T>) * results[0].size()))
+        << "mode " << modes[k][0] << "/" << (modes[k][1] ? modes[k][1] : "-")
+        << " differs from the library's choice";
+}
+
+TEST(CudaBehaviour, CellOrderOfCrowdedType2Points) {
+  for (int dim : {2, 3})
+    for (int maxsub : {0, 100}) {
+      check_cell_order<float>(dim, maxsub, 1e-5);
+      check_cell_order<double>(dim, maxsub, 1e-9);
+    }
 }
 
 // Device pointers on a stream of the user's, on an explicitly chosen device.

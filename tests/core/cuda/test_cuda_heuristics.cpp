@@ -2,14 +2,18 @@
 // machine (no device needed), against a made-up device description.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/plan_config.hpp"
+#include "cuda/cell_order.hpp"
 #include "cuda/fft_pruning.hpp"
 #include "cuda/heuristics.hpp"
 #include "fake_device.hpp"
+#include "nufftmp/errors.hpp"
 
 namespace nufftmp::detail {
 namespace {
@@ -189,6 +193,51 @@ std::optional<MethodChoice> alternative(int type, std::vector<std::int64_t> mode
   return refine_alternative<T>(cfg, h200_like(), choose_method<T>(cfg, h200_like()));
 }
 
+// Type 2 in 3D (the dealt gather): the alternative is the thread gather over points in cell
+// order, with the plan's sort (bins, maxsub); none in 2D (measured slower there), where the
+// block sort cannot take the subproblems (maxsub > 4096), where the user named a variant, or
+// with the order turned off.
+TEST(CudaHeuristics, CellOrderAlternativeForType2) {
+  EXPECT_FALSE(alternative<float>(2, {2048, 2048}, 1e-5).has_value());
+  EXPECT_FALSE(alternative<double>(2, {1024, 1024}, 1e-12).has_value());
+  for (const auto& modes : {std::vector<std::int64_t>{128, 128, 128}, {96, 96, 96}}) {
+    for (bool dbl : {false, true}) {
+      const auto a = dbl ? alternative<double>(2, modes, 1e-9) : alternative<float>(2, modes, 1e-5);
+      const auto plan = dbl ? choose<double>(2, modes, 1e-9) : choose<float>(2, modes, 1e-5);
+      ASSERT_TRUE(a.has_value()) << modes.size() << "D";
+      EXPECT_EQ(plan.variant, KernelVariant::Dealt);
+      EXPECT_FALSE(plan.cell_order);
+      EXPECT_EQ(a->method, Method::SM);
+      EXPECT_EQ(a->variant, KernelVariant::Thread);
+      EXPECT_TRUE(a->cell_order);
+      EXPECT_EQ(a->maxsub, plan.maxsub);
+      for (int d = 0; d < 3; ++d) EXPECT_EQ(a->bins.size[d], plan.bins.size[d]);
+      EXPECT_NE(describe_choice(*a, 3).find("points in cell order"), std::string::npos);
+    }
+  }
+  Options big;
+  big.maxsubprobsize = 8192;
+  EXPECT_FALSE(alternative<float>(2, {128, 128, 128}, 1e-5, big).has_value());
+  Options small;
+  small.maxsubprobsize = 100;
+  EXPECT_TRUE(alternative<float>(2, {128, 128, 128}, 1e-5, small).has_value());
+  ::setenv("NUFFTMP_CUDA_CELL_ORDER", "off", 1);
+  EXPECT_FALSE(alternative<float>(2, {128, 128, 128}, 1e-5).has_value());
+  ::setenv("NUFFTMP_CUDA_CELL_ORDER", "sometimes", 1);
+  EXPECT_THROW(alternative<float>(2, {128, 128, 128}, 1e-5), nufftmp::Error);
+  ::unsetenv("NUFFTMP_CUDA_CELL_ORDER");
+  ::setenv("NUFFTMP_CUDA_VARIANT", "dealt", 1);
+  EXPECT_FALSE(alternative<float>(2, {128, 128, 128}, 1e-5).has_value());
+  ::unsetenv("NUFFTMP_CUDA_VARIANT");
+
+  BinView b = make_bins(2, {4096, 4096, 1}, std::array<int, 3>{32, 32, 1}.data());
+  EXPECT_TRUE(cell_order_fits(2, 6, b, 4096));
+  EXPECT_FALSE(cell_order_fits(2, 6, b, 4097));
+  EXPECT_FALSE(cell_order_fits(2, 6, b, 0));
+  b = make_bins(3, {4096, 4096, 4096}, std::array<int, 3>{200, 200, 200}.data());
+  EXPECT_FALSE(cell_order_fits(3, 6, b, 4096));  // a tile of 206^3 cells: 24 bits + 12
+}
+
 // set_points' refinement: which plans have an alternative (1D float type 1 with the method left
 // to the library), that it sorts as the plan does, and the rule on the bin statistics.
 TEST(CudaHeuristics, RefinementAtSetPoints) {
@@ -211,7 +260,7 @@ TEST(CudaHeuristics, RefinementAtSetPoints) {
   own_sub.maxsubprobsize = 512;  // both honour it: still the same sort
   EXPECT_TRUE(alternative<float>(1, {100000}, 1e-5, own_sub).has_value());
   EXPECT_FALSE(alternative<double>(1, {100000}, 1e-9).has_value());  // not measured
-  EXPECT_FALSE(alternative<float>(2, {100000}, 1e-5).has_value());   // type 2: GM, no sort
+  EXPECT_FALSE(alternative<float>(2, {100000}, 1e-5).has_value());   // type 2 1D: GM, no sort
   EXPECT_FALSE(alternative<float>(1, {2048, 2048}, 1e-5).has_value());
   ::setenv("NUFFTMP_CUDA_REFINE", "0", 1);
   EXPECT_FALSE(alternative<float>(1, {100000}, 1e-5).has_value());
