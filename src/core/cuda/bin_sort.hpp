@@ -125,6 +125,13 @@ struct PointPrepRequest {
   std::int64_t band_rows = 0;
 };
 
+// Whether two requests order the points alike (sorting, bins, subproblem size): the points
+// sorted for one serve the other.
+inline bool sorts_alike(const PointPrepRequest& a, const PointPrepRequest& b) {
+  return a.sort == b.sort && a.maxsub == b.maxsub && a.bins.size[0] == b.bins.size[0] &&
+         a.bins.size[1] == b.bins.size[1] && a.bins.size[2] == b.bins.size[2];
+}
+
 // Coordinates x, y, z are device pointers (y, z ignored past dim). Returns -1 when every
 // coordinate is legal, else the first index j holding an illegal coordinate (then `out` is
 // left with M = 0). Synchronises the stream once (one small device-to-host copy).

@@ -126,7 +126,7 @@ class CudaEngine final : public Engine<T> {
       drop_autotune_state();
       report_bad_point(bad, c);
     }
-    if (refine_alt_) refine_choice(M, tm);
+    if (refine_alt_) refine_choice(M, c, tm);
     order_cells_if_chosen(tm);
     tm.finish();
     points_ready_ = true;
@@ -214,13 +214,21 @@ class CudaEngine final : public Engine<T> {
   }
 
   // The method at set_points (heuristics.hpp): the sorted points' bin statistics decide between
-  // the plan's choice and its alternative, which sort alike (no second sort, no allocation).
-  void refine_choice(std::int64_t M, StageTimer& tm) {
+  // the plan's choice and its alternative. Most alternatives sort alike (no second sort); one
+  // with bins of its own (resort) sorts the points again, into buffers that only grow, so a
+  // second set_points of as many points allocates nothing. The first sort found any bad point.
+  void refine_choice(std::int64_t M, const T* const* coords, StageTimer& tm) {
     const BinStats st =
         measure_bins(pts_.subproblems.get(), pts_.num_subproblems, M, plan_choice_.bins,
                      crowded_bin_count(plan_choice_.bins, M), bin_stats_.get(), stream_);
     tm.mark("bin stats");
     choice_ = prefer_crowded_alternative(st) ? *refine_alt_ : plan_choice_;
+    if (choice_.resort) {
+      PointPrepRequest req = prep_request(choice_);
+      req.timer = &tm;
+      if (prepare_points<T>(req, M, coords[0], coords[1], coords[2], pts_) >= 0)
+        throw Error(ErrorCode::Internal, "set_points: points rejected on the re-sort");
+    }
     if (cfg_.opts.debug > 0)
       std::cerr << "nufftmp: set_points: " << st.nonempty << " of " << st.bins
                 << " bins hold points, the fullest " << st.max_count << ", "
@@ -382,12 +390,7 @@ class CudaEngine final : public Engine<T> {
       return;
     }
     const MethodChoice win = tune_cands_[best];
-    const PointPrepRequest now = prep_request(choice_), want = prep_request(win);
-    const bool same_sort = now.sort == want.sort && now.maxsub == want.maxsub &&
-                           now.bins.size[0] == want.bins.size[0] &&
-                           now.bins.size[1] == want.bins.size[1] &&
-                           now.bins.size[2] == want.bins.size[2];
-    if (!same_sort) {  // pts_ was sorted for the heuristic's configuration
+    if (!sorts_alike(prep_request(choice_), prep_request(win))) {  // pts_ is choice_'s sort
       if (prepare_points<T>(prep_request(win), M, xyz[0], xyz[1], xyz[2], pts_) >= 0)
         throw Error(ErrorCode::Internal, "autotune: points rejected on re-sort");
     }
@@ -494,6 +497,7 @@ class CudaEngine final : public Engine<T> {
     load_execute_kernels(choice_);
     tm.mark("load kernels");
     if (refine_alt_) {  // set_points may switch to it
+      if (refine_alt_->resort) load_point_kernels<T>(prep_request(*refine_alt_));
       load_execute_kernels(*refine_alt_);
       load_bin_stats_kernel();
       if (refine_alt_->cell_order)

@@ -325,6 +325,30 @@ std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const Devi
     alt.shared_bytes = sm_tile_shared_bytes<T>(cfg.dim, cfg.kernel.w, plan.bins);
     return alt;
   }
+  // 2D type 2 with the dealt gather: points crowded into a few bins are cut into many
+  // subproblems, each loading its bin's tile; 16^2 bins make the tile (16 + w)^2 cells instead
+  // of (32 + w)^2. H200, e9cc2d7, NUFFTMP_CUDA_BINSIZE=16,16 (docs/performance.md section 18):
+  // Q4 execute 0.536 -> 0.527 ms and its sort 0.90 -> 0.64 ms, but uniform P4's sort
+  // 0.99 -> 1.47 ms (four times the bins to count) at an equal execute: a second sort into the
+  // finer bins, paid only where the first found the points crowded. Not where the user (or
+  // NUFFTMP_CUDA_BINSIZE) set the bins, nor where the plan's bins are already that fine.
+  if (cfg.type == 2 && cfg.dim == 2 && plan.method == Method::SM &&
+      plan.variant == KernelVariant::Dealt) {
+    if (!fine_bins_for_crowded_type2(sizeof(T))) return std::nullopt;
+    const char* bins_env = std::getenv("NUFFTMP_CUDA_BINSIZE");
+    if (cfg.opts.binsize[0] > 0 || cfg.opts.binsize[1] > 0 || (bins_env && *bins_env))
+      return std::nullopt;
+    Options o = cfg.opts;
+    o.method = Method::SM;
+    o.binsize[0] = o.binsize[1] = kCrowdedType2Bin2d;
+    MethodChoice alt = choose_method<T>(cfg, props, o);
+    const bool finer = alt.method == Method::SM && alt.variant == KernelVariant::Dealt &&
+                       std::int64_t(alt.bins.size[0]) * alt.bins.size[1] <
+                           std::int64_t(plan.bins.size[0]) * plan.bins.size[1];
+    if (!finer) return std::nullopt;
+    alt.resort = true;
+    return alt;
+  }
   // 1D float type 1: SM spreads uniform points fastest, the output-driven tile (32-bit fixed
   // point: native atomics, where SM's float atomics are CAS loops that retry when many points
   // of a subproblem hit the same cells) crowded ones. H200, 1ffe231: P7 SM 1.31 ms (output
@@ -341,6 +365,8 @@ std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const Devi
   if (!same_sort) return std::nullopt;
   return alt;
 }
+
+bool fine_bins_for_crowded_type2(std::size_t tsize) { return tsize == 4; }
 
 std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M) {
   const std::int64_t cells = std::int64_t(bins.size[0]) * bins.size[1] * bins.size[2];

@@ -39,6 +39,9 @@ struct MethodChoice {
   // Type 2 SM: set_points orders each subproblem's points by their first stencil cell
   // (cell_order.hpp), so that a warp's lanes read the same or neighbouring tile cells.
   bool cell_order = false;
+  // A set_points refinement whose bins differ from the plan's: the points are sorted again
+  // into them (refine_alternative).
+  bool resort = false;
   std::size_t shared_bytes = 0;
   std::string note;    // why a fallback happened (empty otherwise)
 };
@@ -56,8 +59,8 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
 // The method refined at set_points (PERFORMANCE.md, "The method at set_points"). The plan's
 // choice assumes nothing about the points; the sort then says how they fill the bins, and
 // where the measurements favour another kernel for crowded bins, set_points switches to it.
-// Only between configurations that sort the points the same way (bins, maxsub), so the points
-// need no second sort and the plan holds every buffer either needs.
+// Mostly between configurations that sort the points the same way (bins, maxsub), so the
+// points need no second sort; the one that does not (resort) is paid only on crowded points.
 struct BinStats {
   std::int64_t points = 0;     // M
   std::int64_t bins = 0;       // bins of the layout
@@ -68,9 +71,11 @@ struct BinStats {
 
 // The alternative set_points may switch to, if this plan has one: the user left the method to
 // the library (Method::Auto, no NUFFTMP_CUDA_VARIANT), NUFFTMP_CUDA_REFINE is not "0", no
-// autotune, and the other kernel sorts as the plan's does. Today: 1D float type 1, SM -> the
-// output-driven tile; 3D type 2, SM with the dealt gather -> the thread gather on points
-// ordered by cell within each subproblem (unless NUFFTMP_CUDA_CELL_ORDER=off).
+// autotune. Today: 1D float type 1, SM -> the output-driven tile (the same sort); 3D type 2,
+// SM with the dealt gather -> the thread gather on points ordered by cell within each
+// subproblem (the same sort, unless NUFFTMP_CUDA_CELL_ORDER=off); 2D type 2 float, the dealt
+// gather in the default 32^2 bins -> the same gather in kCrowdedType2Bin2d^2 bins (resort: a
+// second sort, unless the user or NUFFTMP_CUDA_BINSIZE set the bins).
 template <typename T>
 std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const DeviceProps& props,
                                                const MethodChoice& plan);
@@ -80,6 +85,9 @@ std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M);
 // The rule: take the alternative when at least kCrowdedShare of the points lie in crowded bins.
 bool prefer_crowded_alternative(const BinStats& s);
 constexpr std::int64_t kCrowdFactor = 8;
+// The bin side of 2D type 2's crowded alternative, and the precisions it is measured for.
+constexpr int kCrowdedType2Bin2d = 16;
+bool fine_bins_for_crowded_type2(std::size_t tsize);
 constexpr double kCrowdedShare = 0.3;
 
 // One line for debug output: method, variant, bins, maxsub, np, shared memory.

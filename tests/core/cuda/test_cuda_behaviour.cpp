@@ -97,12 +97,13 @@ TEST(CudaBehaviour, MethodRefinedAtSetPoints) {
 
 // Type 2 on crowded points (heuristics.hpp refine_alternative): in 3D set_points switches the
 // dealt gather to the thread gather over each subproblem's points in cell order
-// (cell_order.hpp); 2D keeps the dealt gather unless the order is forced. A point's sum is the
-// same arithmetic in either gather and in any order, so the results are equal bit for bit
-// whether the library chooses, the order is forced on under a named gather (no refinement
-// then), or off; the library's is checked against the direct sum on crowded and on uniform
-// points, and its debug line says which it took. maxsub 100 leaves a partial last subproblem
-// (padded keys in the block sort).
+// (cell_order.hpp); 2D keeps the dealt gather unless the order is forced, and in float sorts
+// the points again into 16^2 bins. A point's sum is the same arithmetic in either gather, in
+// any order and any bins, so the results are equal bit for bit whether the library chooses,
+// the order is forced on under a named gather (no refinement then), or off; the library's is
+// checked against the direct sum on crowded and on uniform points, and its debug line says
+// which it took (the uniform points back in the plan's bins). maxsub 100 leaves a partial last
+// subproblem (padded keys in the block sort).
 template <typename T>
 void check_cell_order(int dim, int maxsub, double tol) {
   SCOPED_TRACE(std::to_string(dim) + "D, " + (sizeof(T) == 4 ? "float" : "double") +
@@ -134,7 +135,10 @@ void check_cell_order(int dim, int maxsub, double tol) {
     Plan<T> plan(2, N, 1, 1, tol, o);
     const std::string said = set_points(plan, crowded);
     const bool library = std::string(m[0]) == "auto", chosen = library && dim == 3;
+    const bool finer = library && dim == 2 && sizeof(T) == 4;
     EXPECT_EQ(said.find("points in cell order") != std::string::npos, chosen) << m[0] << said;
+    if (dim == 2)
+      EXPECT_EQ(said.find("bins 16x16") != std::string::npos, finer) << m[0] << said;
     std::vector<std::complex<T>> c(static_cast<std::size_t>(M));
     auto fin = f;
     plan.execute_host(c.data(), fin.data());
@@ -147,6 +151,7 @@ void check_cell_order(int dim, int maxsub, double tol) {
     std::cerr.rdbuf(old);
     EXPECT_LE(err, 10 * tol);
     EXPECT_EQ(quiet.str().find("points in cell order"), std::string::npos) << quiet.str();
+    EXPECT_EQ(quiet.str().find("bins 16x16"), std::string::npos) << quiet.str();
   }
   for (std::size_t k = 1; k < results.size(); ++k)
     EXPECT_EQ(0, std::memcmp(results[0].data(), results[k].data(),

@@ -194,12 +194,40 @@ std::optional<MethodChoice> alternative(int type, std::vector<std::int64_t> mode
 }
 
 // Type 2 in 3D (the dealt gather): the alternative is the thread gather over points in cell
-// order, with the plan's sort (bins, maxsub); none in 2D (measured slower there), where the
-// block sort cannot take the subproblems (maxsub > 4096), where the user named a variant, or
-// with the order turned off.
+// order, with the plan's sort (bins, maxsub); none where the block sort cannot take the
+// subproblems (maxsub > 4096), where the user named a variant, or with the order turned off.
+// In 2D (cell order measured slower there) float's is the dealt gather in 16^2 bins, a second
+// sort; none where bins were set (Options or NUFFTMP_CUDA_BINSIZE), none in double (not
+// measured faster).
 TEST(CudaHeuristics, CellOrderAlternativeForType2) {
-  EXPECT_FALSE(alternative<float>(2, {2048, 2048}, 1e-5).has_value());
+  const auto a2 = alternative<float>(2, {2048, 2048}, 1e-5);  // P4's shape
+  const auto p2 = choose<float>(2, {2048, 2048}, 1e-5);
+  ASSERT_TRUE(a2.has_value());
+  EXPECT_EQ(p2.variant, KernelVariant::Dealt);
+  EXPECT_EQ(p2.bins.size[0], 32);
+  EXPECT_FALSE(p2.resort);
+  EXPECT_EQ(a2->method, Method::SM);
+  EXPECT_EQ(a2->variant, KernelVariant::Dealt);
+  EXPECT_FALSE(a2->cell_order);
+  EXPECT_TRUE(a2->resort);
+  EXPECT_EQ(a2->bins.size[0], kCrowdedType2Bin2d);
+  EXPECT_EQ(a2->bins.size[1], kCrowdedType2Bin2d);
+  EXPECT_EQ(a2->maxsub, p2.maxsub);
+  EXPECT_LT(a2->shared_bytes, p2.shared_bytes);
   EXPECT_FALSE(alternative<double>(2, {1024, 1024}, 1e-12).has_value());
+  Options own_bins;
+  own_bins.binsize[0] = own_bins.binsize[1] = 32;
+  EXPECT_FALSE(alternative<float>(2, {2048, 2048}, 1e-5, own_bins).has_value());
+  own_bins.binsize[0] = own_bins.binsize[1] = 16;
+  EXPECT_FALSE(alternative<float>(2, {2048, 2048}, 1e-5, own_bins).has_value());
+  ::setenv("NUFFTMP_CUDA_BINSIZE", "32,32", 1);
+  EXPECT_FALSE(alternative<float>(2, {2048, 2048}, 1e-5).has_value());
+  ::unsetenv("NUFFTMP_CUDA_BINSIZE");
+  Options own_sub;
+  own_sub.maxsubprobsize = 1000;  // both honour it
+  const auto a2s = alternative<float>(2, {2048, 2048}, 1e-5, own_sub);
+  ASSERT_TRUE(a2s.has_value());
+  EXPECT_EQ(a2s->maxsub, 1000);
   for (const auto& modes : {std::vector<std::int64_t>{128, 128, 128}, {96, 96, 96}}) {
     for (bool dbl : {false, true}) {
       const auto a = dbl ? alternative<double>(2, modes, 1e-9) : alternative<float>(2, modes, 1e-5);
