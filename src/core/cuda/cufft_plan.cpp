@@ -36,6 +36,23 @@ CufftPlan<T>::CufftPlan(const CufftLayout& l, int device, cudaStream_t stream,
                         CufftWork work_mode)
     : device_(device), owns_work_(work_mode == CufftWork::Own) {
   DeviceGuard guard(device);
+  // Only plans without work memory of their own wait in the pool.
+  if (!owns_work_) pool_key_ = cufft_pool_key(device, kC2C<T>, l);
+  if (pool_key_) {
+    if (const auto idle = take_cufft_handle(*pool_key_)) {
+      handle_ = idle->handle;
+      work_bytes_ = idle->work_bytes;
+      valid_ = true;
+      try {
+        NUFFTMP_CUFFT_TRY(cufftSetStream(handle_, stream));
+      } catch (...) {
+        pool_key_.reset();  // destroyed, not kept
+        release();
+        throw;
+      }
+      return;
+    }
+  }
   long long n[3] = {l.n[0], l.n[1], l.n[2]};
   long long embed[3] = {l.n[0], l.n[1], l.n[2]};
   NUFFTMP_CUFFT_TRY(cufftCreate(&handle_));
@@ -53,6 +70,7 @@ CufftPlan<T>::CufftPlan(const CufftLayout& l, int device, cudaStream_t stream,
                                           kC2C<T>, l.batch, &work));
     work_bytes_ = work;
   } catch (...) {
+    pool_key_.reset();  // a handle that failed to plan is destroyed, not kept
     release();
     throw;
   }
@@ -69,7 +87,8 @@ CufftPlan<T>::CufftPlan(CufftPlan&& o) noexcept
       valid_(o.valid_),
       device_(o.device_),
       work_bytes_(o.work_bytes_),
-      owns_work_(o.owns_work_) {
+      owns_work_(o.owns_work_),
+      pool_key_(o.pool_key_) {
   o.valid_ = false;
 }
 
@@ -82,6 +101,7 @@ CufftPlan<T>& CufftPlan<T>::operator=(CufftPlan&& o) noexcept {
     device_ = o.device_;
     work_bytes_ = o.work_bytes_;
     owns_work_ = o.owns_work_;
+    pool_key_ = o.pool_key_;
     o.valid_ = false;
   }
   return *this;
@@ -90,6 +110,11 @@ CufftPlan<T>& CufftPlan<T>::operator=(CufftPlan&& o) noexcept {
 template <typename T>
 void CufftPlan<T>::release() noexcept {
   if (!valid_) return;
+  if (pool_key_) {  // for the next plan of this layout (the pool destroys what it evicts)
+    give_cufft_handle(*pool_key_, PooledCufft{handle_, work_bytes_});
+    valid_ = false;
+    return;
+  }
   int prev = 0;
   cudaGetDevice(&prev);
   if (prev != device_) cudaSetDevice(device_);

@@ -1,7 +1,9 @@
 // RAII cuFFT plan: a batched in-place complex-to-complex transform over the fine grid, made
 // once per nufftmp plan and bound to its stream. Its work area is cuFFT's own (cudaMalloc at
 // planning), or, with CufftWork::External, the caller's (set_work_area before execute): the
-// CUDA engine gives it one from the library's pool, shared by its batch and tail plans.
+// CUDA engine gives it one from the library's pool, shared by its batch and tail plans. An
+// External plan's handle comes from and goes back to the idle handles of its layout
+// (cufft_handle_pool.hpp) instead of being made and destroyed each time.
 #pragma once
 
 #include <cufft.h>
@@ -10,20 +12,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+
+#include "cuda/cufft_handle_pool.hpp"
+#include "cuda/cufft_layout.hpp"
 
 namespace nufftmp::detail {
 
 enum class CufftWork { Own, External };
-
-// cuFFT's advanced layout, slowest axis first (n[0]): element (b, i) of a batch at
-// b * dist + (linear index of i in n) * stride; in place. FineGridFft (fine_grid_fft.hpp) makes
-// the pruned transforms of the fine grid from it.
-struct CufftLayout {
-  int rank = 1;
-  long long n[3] = {1, 1, 1};
-  long long stride = 1, dist = 1;
-  long long batch = 1;
-};
 
 template <typename T>
 class CufftPlan {
@@ -59,6 +55,7 @@ class CufftPlan {
   int device_ = 0;
   std::size_t work_bytes_ = 0;
   bool owns_work_ = true;
+  std::optional<CufftPoolKey> pool_key_;  // set: the handle goes back to the pool
 };
 
 }  // namespace nufftmp::detail

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/reference_check.hpp"
+#include "cuda/cufft_handle_pool.hpp"
 #include "cuda_test_util.hpp"
 #include "scoped_env.hpp"
 #include "common/test_data.hpp"
@@ -166,6 +167,45 @@ TEST(CudaBehaviour, CellOrderOfCrowdedType2Points) {
       check_cell_order<float>(dim, maxsub, 1e-5);
       check_cell_order<double>(dim, maxsub, 1e-9);
     }
+}
+
+// A plan's cuFFT handles wait, when it ends, for the next plan of the same layout
+// (cufft_handle_pool.hpp): the next plan of the shape takes one (on another stream too), a
+// plan made while that one lives makes its own, a plan of another shape takes none, and each
+// answers as the direct sum does.
+TEST(CudaBehaviour, IdleCufftHandlesServeTheNextPlan) {
+  auto rng = make_rng(salt_of("cufft pool"));
+  const std::vector<std::int64_t> N{40, 36};
+  const double tol = 1e-5;
+  auto check = [&](Plan<float>& plan, const char* what) {
+    const auto pts = uniform_points<float>(2, 3000, rng);
+    EXPECT_LE(check_transform(plan, 0, pts, rng, 300).rel_err, 10 * tol) << what;
+  };
+  {
+    Plan<float> first(2, N, 1, 1, tol, cuda_opts());
+    check(first, "first");
+  }
+  const std::size_t idle = detail::idle_cufft_handles();
+  ASSERT_GE(idle, 1u) << "the first plan's handle was not kept";
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  {
+    Options o = cuda_opts();
+    o.cuda_stream = s;
+    Plan<float> again(2, N, 1, 1, tol, o);
+    EXPECT_EQ(detail::idle_cufft_handles(), idle - 1) << "the next plan of the shape took none";
+    check(again, "again, on the user's stream");
+    Plan<float> beside(2, N, 1, 1, tol, cuda_opts());
+    EXPECT_EQ(detail::idle_cufft_handles(), idle - 1);
+    check(beside, "beside it");
+    Plan<float> other(2, {N[0] + 8, N[1]}, 1, 1, tol, cuda_opts());
+    EXPECT_EQ(detail::idle_cufft_handles(), idle - 1) << "a plan of another shape took one";
+    check(other, "another shape");
+    check(again, "again, after the others");
+  }
+  EXPECT_GE(detail::idle_cufft_handles(), idle);
+  EXPECT_LE(detail::idle_cufft_handles(), detail::kCufftPoolSize);
+  CUDA_OK(cudaStreamDestroy(s));
 }
 
 // Device pointers on a stream of the user's, on an explicitly chosen device.
