@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cases under the CUDA engine's environment knobs on the GPU machine: execute best/median and
-# set_points ms per setting and distribution. The default is the Q4 sweep (Q4 = P4 with
+# Cases under the CUDA engine's environment knobs on the GPU machine: execute best/median,
+# set_points, first and steady plan ms per setting and distribution. The default is the Q4 sweep (Q4 = P4 with
 # clustered points, and P4; docs/performance.md section 18, "Q4's knobs"), Q4 twice. Run with
 # the device tool:
 #   bash scripts/device_q4_knobs.sh      (lines in $OUT/sweep.txt)
@@ -29,7 +29,7 @@ for c in "${cases[@]}"; do
         [ "$pass" -ge 2 ] && [ "$d" = uniform ] && continue
         j=$(env ${env_set[@]+"${env_set[@]}"} timeout 60 "$B" "${A[@]}" --backend cuda --json \
             --n_runs 10 --dist "$d" 2>/dev/null | grep '^{' | tail -1)
-        python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%s %s %-40s %-8s exec %.4f med %.4f setpts %.4f method %s'%(sys.argv[5],sys.argv[3],sys.argv[2],sys.argv[4],d['exec_ms'],d['exec_ms_median'],d['setpts_ms'],d['method']))" \
+        python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%s %s %-40s %-8s exec %.4f med %.4f setpts %.4f method %s plan %.3f steady %.3f'%(sys.argv[5],sys.argv[3],sys.argv[2],sys.argv[4],d['exec_ms'],d['exec_ms_median'],d['setpts_ms'],d['method'],d['plan_ms'],d['plan_steady_ms']))" \
           "$j" "$e" "$pass" "$d" "$c" 2>&1 | tee -a "$OUT/sweep.txt"
       done
     done
