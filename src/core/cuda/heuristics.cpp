@@ -334,9 +334,10 @@ std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const Devi
   // NUFFTMP_CUDA_BINSIZE) set the bins, nor where the plan's bins are already that fine.
   if (cfg.type == 2 && cfg.dim == 2 && plan.method == Method::SM &&
       plan.variant == KernelVariant::Dealt) {
-    if (!fine_bins_for_crowded_type2(sizeof(T))) return std::nullopt;
-    const char* bins_env = std::getenv("NUFFTMP_CUDA_BINSIZE");
-    if (cfg.opts.binsize[0] > 0 || cfg.opts.binsize[1] > 0 || (bins_env && *bins_env))
+    if (sizeof(T) != 4) return std::nullopt;  // double: not measured faster (PERFORMANCE.md)
+    int env[3] = {0, 0, 0};
+    env_bins(cfg.dim, env);  // read as choose_method reads it
+    if (cfg.opts.binsize[0] > 0 || cfg.opts.binsize[1] > 0 || env[0] > 0 || env[1] > 0)
       return std::nullopt;
     Options o = cfg.opts;
     o.method = Method::SM;
@@ -365,8 +366,6 @@ std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const Devi
   if (!same_sort) return std::nullopt;
   return alt;
 }
-
-bool fine_bins_for_crowded_type2(std::size_t tsize) { return tsize == 4; }
 
 std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M) {
   const std::int64_t cells = std::int64_t(bins.size[0]) * bins.size[1] * bins.size[2];

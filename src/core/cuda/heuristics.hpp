@@ -85,9 +85,8 @@ std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M);
 // The rule: take the alternative when at least kCrowdedShare of the points lie in crowded bins.
 bool prefer_crowded_alternative(const BinStats& s);
 constexpr std::int64_t kCrowdFactor = 8;
-// The bin side of 2D type 2's crowded alternative, and the precisions it is measured for.
+// The bin side of 2D float type 2's crowded alternative.
 constexpr int kCrowdedType2Bin2d = 16;
-bool fine_bins_for_crowded_type2(std::size_t tsize);
 constexpr double kCrowdedShare = 0.3;
 
 // One line for debug output: method, variant, bins, maxsub, np, shared memory.
