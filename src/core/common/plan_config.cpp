@@ -51,11 +51,17 @@ std::string modes_string(const PlanConfig& cfg) {
   return s;
 }
 
-// sigma of upsampfac = 0: the cost model of common/upsampfac, or 2 where there is no FFT to
-// trade the kernel width against (spread_interp_only: the grid is the caller's).
+// sigma of upsampfac = 0 and the error its width aims at: the cost model of common/upsampfac,
+// or 2 and tol where there is no FFT to trade the kernel width against (spread_interp_only:
+// the grid is the caller's).
 template <typename T>
-double chosen_upsampfac(const PlanConfig& cfg, const Options& opts, bool no_fft) {
-  if (no_fft) return kMaxUpsampfac;
+UpsampfacChoice chosen_upsampfac(const PlanConfig& cfg, const Options& opts, bool no_fft) {
+  if (no_fft) {
+    UpsampfacChoice c;
+    c.sigma = kMaxUpsampfac;
+    c.target = cfg.tol;
+    return c;
+  }
   UpsampfacProblem up;
   up.backend = opts.backend;
   up.single = sizeof(T) == 4;
@@ -64,18 +70,22 @@ double chosen_upsampfac(const PlanConfig& cfg, const Options& opts, bool no_fft)
   up.N = cfg.N;
   up.tol = cfg.tol;
   up.kernel = opts.kernel;
-  return choose_upsampfac(up).sigma;
+  return choose_upsampfac(up);
 }
 
 // cfg.kernel at sigma: the width rule's width for cfg.tol, unless tol is out of reach at sigma
 // (only a fixed upsampfac gets there; the choice avoids it): then the best width, a warning, and
 // cfg.tol raised to what the plan reaches.
+// target (<= cfg.tol): the error the width aims at (upsampfac = 0: width_target).
 template <typename T>
-void set_kernel(PlanConfig& cfg, double sigma) {
+void set_kernel(PlanConfig& cfg, double sigma, double target) {
   const Kernel kind = cfg.opts.kernel;
-  const WidthChoice wc =
-      choose_width(kind, cfg.tol, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
-  cfg.kernel = make_kernel(kind, cfg.tol, sigma, cfg.dim, wc.w);
+  WidthChoice wc = choose_width(kind, target, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
+  if (wc.limited && target < cfg.tol) {
+    target = cfg.tol;
+    wc = choose_width(kind, target, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
+  }
+  cfg.kernel = make_kernel(kind, target, sigma, cfg.dim, wc.w);
   if (wc.limited) {
     if (!cfg.warning.empty()) cfg.warning += "; ";
     cfg.warning += "tol = " + str(cfg.tol) + " is out of reach at upsampfac = " + str(sigma) +
@@ -131,10 +141,15 @@ PlanConfig make_plan_config(int type, const std::vector<std::int64_t>& modes, in
       bad("modes[" + str(d) + "] = " + str(n) + " (must be in [1, 2^40])");
     cfg.N[d] = n;
   }
-  const double sigma = opts.upsampfac != 0.0 ? opts.upsampfac
-                                             : chosen_upsampfac<T>(cfg, opts,
-                                                                   opts.spread_interp_only);
-  set_kernel<T>(cfg, sigma);
+  UpsampfacChoice choice;
+  if (opts.upsampfac != 0.0) {
+    choice.sigma = opts.upsampfac;
+    choice.target = cfg.tol;
+  } else {
+    choice = chosen_upsampfac<T>(cfg, opts, opts.spread_interp_only);
+  }
+  const double sigma = choice.sigma;
+  set_kernel<T>(cfg, sigma, choice.target);
   // Every size check before the first allocation: the kernel's Fourier tables hold
   // N[d]/2 + 1 doubles each (half a terabyte per 2^36 modes of one axis).
   double fine_total = 1, table_bytes = 0;

@@ -74,26 +74,56 @@ UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bo
 
 }  // namespace
 
+double width_target(Kernel kind, double tol, int dim, bool single) {
+  const double eps = single ? 0x1p-23 : 0x1p-52;
+  if (tol <= 1e-9 || tol <= 100 * eps) return tol;  // FINUFFT: sigma 2 there
+  const int w = kernel_width_needed(kind, tol, kMinUpsampfac, dim);
+  if (w > (single ? kMaxWidthFloat : kMaxWidth)) return tol;
+  return std::min(tol, kernel_tolerance_at_width(kind, w, kMinUpsampfac, dim));
+}
+
+namespace {
+
+// Half a cell of slack below each width: exactly at the rule's boundary (no slack from its
+// ceil()) the error sits at 1.3-1.8 tol (measured against the direct sum, 1D-3D); half a
+// cell, the ceil()'s average, brings it to about 0.6 tol.
+constexpr double kSlack = 0.5;
+
+// The error the width at sigma aims at: width_target, and under a target below tol, less at
+// sigma 2. Measured against FINUFFT 2.5.1 on the same data (docs/performance.md, section 10),
+// our error per rule error at sigma 2 runs up to 1.35x FINUFFT's at sigma 1.25 in 2D/3D and up
+// to 3x in 1D on clustered points, where sigma 2's ceil() alone may leave no margin: 2D/3D aim
+// at 0.75 of the target, 1D at half a cell below it (as the candidates below 2 have by
+// construction; a 1D width costs w, not w^dim).
+double target_at(const UpsampfacProblem& p, double sigma) {
+  const double t = width_target(p.kernel, p.tol, p.dim, p.single);
+  if (!(t < p.tol && sigma == kMaxUpsampfac)) return t;
+  if (p.dim > 1) return 0.75 * t;
+  return t * std::exp(-kSlack * M_PI * std::sqrt(1 - 1 / kMaxUpsampfac));
+}
+
+}  // namespace
+
 UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
   // The width the plan would use (when tol is out of reach, the best one: the fallback's cost).
-  const WidthChoice wc = choose_width(p.kernel, p.tol, sigma, p.dim, p.single, max_width_for(p));
-  return cost_at_width(p, sigma, wc.w, !wc.limited);
+  const double t = target_at(p, sigma);
+  const WidthChoice wc = choose_width(p.kernel, t, sigma, p.dim, p.single, max_width_for(p));
+  UpsampfacChoice c = cost_at_width(p, sigma, wc.w, !wc.limited);
+  c.target = t;
+  return c;
 }
 
 UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
+  const double target = width_target(p.kernel, p.tol, p.dim, p.single);
   std::vector<double> candidates{kMaxUpsampfac};
-  const int w_lo = kernel_width_needed(p.kernel, p.tol, kMaxUpsampfac, p.dim);
-  const int w_hi = kernel_width_needed(p.kernel, p.tol, kMinUpsampfac, p.dim);
-  // Half a cell of slack below each width: exactly at the rule's boundary (no slack from its
-  // ceil()) the error sits at 1.3-1.8 tol (measured against the direct sum, 1D-3D); half a
-  // cell, the ceil()'s average, brings it to about 0.6 tol.
-  constexpr double kSlack = 0.5;
+  const int w_lo = kernel_width_needed(p.kernel, target, kMaxUpsampfac, p.dim);
+  const int w_hi = kernel_width_needed(p.kernel, target, kMinUpsampfac, p.dim);
   for (int w = w_lo; w <= w_hi; ++w) {
-    double s = min_upsampfac_for_width(p.kernel, p.tol, p.dim, w - kSlack);
+    double s = min_upsampfac_for_width(p.kernel, target, p.dim, w - kSlack);
     if (!(s < kMaxUpsampfac)) continue;
     s = std::max(s, kMinUpsampfac);
     // The rule's ceil() must land on w at s itself, not just above it: nudge past rounding.
-    for (int it = 0; it < 8 && kernel_width_needed(p.kernel, p.tol, s, p.dim) > w; ++it)
+    for (int it = 0; it < 8 && kernel_width_needed(p.kernel, target, s, p.dim) > w; ++it)
       s = std::min(kMaxUpsampfac, s * (1 + 1e-12 * (1 << (3 * it))));
     candidates.push_back(s);
   }
@@ -104,9 +134,11 @@ UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
   UpsampfacChoice best;
   bool found = false;
   for (double s : candidates) {  // decreasing
-    const WidthChoice wc = choose_width(p.kernel, p.tol, s, p.dim, p.single, max_width_for(p), true);
-    if (wc.limited) continue;  // cannot reach tol at s (width or rounding)
-    const UpsampfacChoice c = cost_at_width(p, s, wc.w, true);
+    const double t = target_at(p, s);
+    const WidthChoice wc = choose_width(p.kernel, t, s, p.dim, p.single, max_width_for(p), true);
+    if (wc.limited) continue;  // cannot reach the target at s (width or rounding)
+    UpsampfacChoice c = cost_at_width(p, s, wc.w, true);
+    c.target = t;
     if (!found || c.cost() * kMargin < best.cost()) {
       best = c;
       found = true;

@@ -52,8 +52,16 @@ struct UpsampfacChoice {
   bool reachable = true;    // tol reachable at sigma (width and rounding, rounding_floor.hpp)
   double point_cost = 0;    // model ns: spreading / interpolation
   double grid_cost = 0;     // model ns: FFT and the passes over the fine grid
+  double target = 0;        // the error the width aims at (width_target: tol or less)
   double cost() const { return point_cost + grid_cost; }
 };
+
+// The error the width of upsampfac = 0 aims at: tol, or less where FINUFFT's default lands
+// further below tol. FINUFFT 2.5 runs sigma 1.25 wherever it allows it (tol > 1e-9 and > 100
+// eps of the precision; its heuristics.hpp) with the same width rule, whose ceil() there leaves
+// up to one cell (a factor up to 4) of margin; sigma 2's ceil() may leave little. Aiming at the
+// rule's error of 1.25's width keeps ours at or below FINUFFT's at every tolerance.
+double width_target(Kernel kind, double tol, int dim, bool single);
 
 // The model's cost of one transform at a given sigma in [1.25, 2].
 UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma);
