@@ -11,11 +11,19 @@ Setup (once; not run by CI):
   python3 -m venv build/venv && build/venv/bin/pip install finufft==2.5.1 numpy
   build/venv/bin/python scripts/accuracy_vs_finufft.py --build build [--sigma auto|2|1.25]
 
+The GPU engine, where FINUFFT is not installed (the GPU machine): FINUFFT's errors are measured
+here first and written with a digest of every case's data (--json); there the same seed draws
+the same data again (the digests are checked), and only nufftmp runs (--backend cuda):
+  build/venv/bin/python scripts/accuracy_vs_finufft.py --fin_sigma 2 --json fin2.json
+  python3 scripts/accuracy_vs_finufft.py --backend cuda --finufft_from fin2.json
+--fin_sigma 2 is cuFINUFFT 2.6's configuration (sigma 2, the same kernel and width rule).
+
 Prints one line per case, then the table of worst error/tol per row (markdown) and writes every
 case to --json. A 2-core machine takes about 5 minutes for the whole sweep (--quick: 1 minute).
 """
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -92,7 +100,7 @@ def rel_l2(a, b):
     return float(np.sqrt(np.sum(np.abs(a - b) ** 2) / np.sum(np.abs(b) ** 2)))
 
 
-def one_case(args, finufft, probe, rng, dim, typ, prec, dist, tol):
+def one_case(args, finufft, probe, rng, dim, typ, prec, dist, tol, fin_from=None):
     N, M = sizes(dim, args.quick)
     N3 = list(N) + [1] * (3 - dim)
     rdt = np.float32 if prec == "f" else np.float64
@@ -114,19 +122,32 @@ def one_case(args, finufft, probe, rng, dim, typ, prec, dist, tol):
                 f.write(p.astype("<f8").tobytes())
             f.write(data.astype("<c16").tobytes())
             f.write(idx.astype("<i8").tobytes())
+        with open(fin, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
         cmd = [probe, fin, fout, prec, str(typ), str(dim)] + [str(n) for n in N3] + [
-            repr(tol), "0" if args.sigma == "auto" else args.sigma, args.kernel, "cpu"]
+            repr(tol), "0" if args.sigma == "auto" else args.sigma, args.kernel, args.backend]
         r = subprocess.run(cmd, capture_output=True, text=True, check=True)
         ours_info = json.loads(r.stdout.strip().splitlines()[-1])
         raw = np.fromfile(fout, dtype="<c16")
     ours, exact = raw[: len(idx)], raw[len(idx):]
-    res, fin_info = finufft_run(finufft, typ, dim, N, tol, prec, args.sigma,
+    row = {"dim": dim, "type": typ, "prec": prec, "dist": dist, "tol": tol, "N": list(N), "M": M,
+           "ours_err": rel_l2(ours, exact), "ours_w": ours_info["w"],
+           "ours_sigma": ours_info["sigma"], "backend": args.backend, "digest": digest}
+    if fin_from is not None:  # FINUFFT measured elsewhere on the same data
+        if fin_from["digest"] != digest:
+            sys.exit("--finufft_from: case %dD t%d %s %s tol %g drew other data (digest %s, "
+                     "expected %s): not the same seed or numpy stream" % (
+                         dim, typ, prec, dist, tol, digest[:12], fin_from["digest"][:12]))
+        for k in ("fin_err", "fin_w", "fin_sigma"):
+            row[k] = fin_from[k]
+        return row
+    fin_sigma = args.fin_sigma or args.sigma
+    res, fin_info = finufft_run(finufft, typ, dim, N, tol, prec, fin_sigma,
                                 [p.astype(rdt) for p in pts], data)
     fin_vals = res.reshape(-1, order="F")[idx] if typ == 1 else res.reshape(-1)[idx]
-    return {"dim": dim, "type": typ, "prec": prec, "dist": dist, "tol": tol, "N": list(N), "M": M,
-            "ours_err": rel_l2(ours, exact), "fin_err": rel_l2(fin_vals.astype(np.complex128), exact),
-            "ours_w": ours_info["w"], "ours_sigma": ours_info["sigma"],
-            "fin_w": fin_info["w"], "fin_sigma": fin_info["sigma"]}
+    row.update({"fin_err": rel_l2(fin_vals.astype(np.complex128), exact),
+                "fin_w": fin_info["w"], "fin_sigma": fin_info["sigma"]})
+    return row
 
 
 def table(rows):
@@ -162,6 +183,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--sigma", default="auto", help="auto (both codes choose), or a fixed value")
+    ap.add_argument("--fin_sigma", default=None,
+                    help="FINUFFT's upsampfac when it differs from --sigma (2: cuFINUFFT's)")
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"], help="nufftmp's engine")
+    ap.add_argument("--finufft_from", default=None,
+                    help="FINUFFT's errors from a previous --json on the same seed (no FINUFFT here)")
     ap.add_argument("--kernel", default="pswf", choices=["pswf", "es"], help="nufftmp's kernel")
     ap.add_argument("--trials", type=int, default=1, help="fresh data per case and trial")
     ap.add_argument("--samples", type=int, default=1000, help="outputs compared per case")
@@ -177,10 +203,17 @@ def main():
     if args.table_from:
         print(table(json.load(open(args.table_from))))
         return
-    import finufft  # noqa: E402  (after the arguments: --help works without it)
+    fin_rows, finufft = None, None
+    if args.finufft_from:
+        fin_rows = json.load(open(args.finufft_from))
+        version = "(from %s)" % args.finufft_from
+    else:
+        import finufft  # noqa: E402  (after the arguments: --help works without it)
+        version = finufft.__version__
     probe = compile_probe(args.build)
     rng = np.random.default_rng(args.seed)
-    print("FINUFFT %s, sigma %s, nufftmp kernel %s" % (finufft.__version__, args.sigma, args.kernel))
+    print("FINUFFT %s, sigma %s (FINUFFT's %s), nufftmp kernel %s, backend %s" % (
+        version, args.sigma, args.fin_sigma or args.sigma, args.kernel, args.backend))
     rows = []
     for dim in [int(d) for d in args.dims.split(",")]:
         for typ in [int(t) for t in args.types.split(",")]:
@@ -191,7 +224,17 @@ def main():
                                                  for t in args.tols.split(",")):
                             continue
                         for _ in range(args.trials):
-                            r = one_case(args, finufft, probe, rng, dim, typ, prec, dist, tol)
+                            if fin_rows is not None and len(rows) >= len(fin_rows):
+                                sys.exit("--finufft_from: %d cases there, this run has more" %
+                                         len(fin_rows))
+                            ref = fin_rows[len(rows)] if fin_rows is not None else None
+                            if ref is not None and (ref["dim"], ref["type"], ref["prec"],
+                                                    ref["dist"], ref["tol"]) != (
+                                                        dim, typ, prec, dist, tol):
+                                sys.exit("--finufft_from: case %d is %s, not this run's" % (
+                                    len(rows), ref))
+                            r = one_case(args, finufft, probe, rng, dim, typ, prec, dist, tol,
+                                         ref)
                             rows.append(r)
                             print("%dD t%d %s %-7s tol %.0e: nufftmp %.2e (w %s, sigma %.3g) "
                                   "FINUFFT %.2e (w %s, sigma %s)" % (

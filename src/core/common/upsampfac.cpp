@@ -74,7 +74,8 @@ UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bo
 
 }  // namespace
 
-double width_target(Kernel kind, double tol, int dim, bool single) {
+double width_target(Backend backend, Kernel kind, double tol, int dim, bool single) {
+  if (backend == Backend::Cuda) return tol;
   const double eps = single ? 0x1p-23 : 0x1p-52;
   if (tol <= 1e-9 || tol <= 100 * eps) return tol;  // FINUFFT: sigma 2 there
   const int w = kernel_width_needed(kind, tol, kMinUpsampfac, dim);
@@ -96,7 +97,7 @@ constexpr double kSlack = 0.5;
 // at 0.75 of the target, 1D at half a cell below it (as the candidates below 2 have by
 // construction; a 1D width costs w, not w^dim).
 double target_at(const UpsampfacProblem& p, double sigma) {
-  const double t = width_target(p.kernel, p.tol, p.dim, p.single);
+  const double t = width_target(p.backend, p.kernel, p.tol, p.dim, p.single);
   if (!(t < p.tol && sigma == kMaxUpsampfac)) return t;
   if (p.dim > 1) return 0.75 * t;
   return t * std::exp(-kSlack * M_PI * std::sqrt(1 - 1 / kMaxUpsampfac));
@@ -114,7 +115,7 @@ UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
 }
 
 UpsampfacChoice choose_upsampfac(const UpsampfacProblem& p) {
-  const double target = width_target(p.kernel, p.tol, p.dim, p.single);
+  const double target = width_target(p.backend, p.kernel, p.tol, p.dim, p.single);
   std::vector<double> candidates{kMaxUpsampfac};
   const int w_lo = kernel_width_needed(p.kernel, target, kMaxUpsampfac, p.dim);
   const int w_hi = kernel_width_needed(p.kernel, target, kMinUpsampfac, p.dim);
