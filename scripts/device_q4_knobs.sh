@@ -7,13 +7,14 @@
 #   KNOB_CASES="P4 S22d-6" KNOBS="default NUFFTMP_CUDA_REFINE=0" PASSES=1 \
 #     bash scripts/device_q4_knobs.sh    (other cases and knobs; "default" is no knob, a knob
 #                                          of several settings joins them with '+')
+#   NO_BUILD=1 BUILD=build-gpu ...       (after device_all.sh build: its build)
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 # shellcheck source-path=SCRIPTDIR source=device_cases.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_cases.sh"
 device_session 300
-device_build
+[ -n "${NO_BUILD:-}" ] || device_build  # NO_BUILD=1: $BUILD is built already
 B="$BUILD/apps/nufftmp-bench"
 read -r -a cases <<< "${KNOB_CASES:-P4}"
 read -r -a knobs <<< "${KNOBS:-default NUFFTMP_CUDA_MAXSUB=8192 NUFFTMP_CUDA_MAXSUB=6144 \

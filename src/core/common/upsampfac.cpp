@@ -75,7 +75,12 @@ UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bo
 }  // namespace
 
 double width_target(Backend backend, Kernel kind, double tol, int dim, bool single) {
-  if (backend == Backend::Cuda) return tol;
+  if (backend == Backend::Cuda) {
+    const int need = kernel_width_needed(kind, tol, kMaxUpsampfac, dim);
+    if (need > (single ? kMaxWidthFloat : kMaxWidth)) return tol;
+    const int w2 = std::max(need, kMinWidth);  // sigma 2's width (the rule's, clamped below)
+    return std::min(tol, kernel_tolerance_at_width(kind, w2, kMaxUpsampfac, dim));
+  }
   const double eps = single ? 0x1p-23 : 0x1p-52;
   if (tol <= 1e-9 || tol <= 100 * eps) return tol;  // FINUFFT: sigma 2 there
   const int w = kernel_width_needed(kind, tol, kMinUpsampfac, dim);
@@ -97,7 +102,9 @@ constexpr double kSlack = 0.5;
 // at 0.75 of the target, 1D at half a cell below it (as the candidates below 2 have by
 // construction; a 1D width costs w, not w^dim).
 double target_at(const UpsampfacProblem& p, double sigma) {
+  if (p.backend == Backend::Cuda && sigma == kMaxUpsampfac) return p.tol;  // cuFINUFFT's own
   const double t = width_target(p.backend, p.kernel, p.tol, p.dim, p.single);
+  if (p.backend == Backend::Cuda) return t;
   if (!(t < p.tol && sigma == kMaxUpsampfac)) return t;
   if (p.dim > 1) return 0.75 * t;
   return t * std::exp(-kSlack * M_PI * std::sqrt(1 - 1 / kMaxUpsampfac));

@@ -61,10 +61,12 @@ struct UpsampfacChoice {
 // eps of the precision; its heuristics.hpp) with the same width rule, whose ceil() there leaves
 // up to one cell (a factor up to 4) of margin; sigma 2's ceil() may leave little. Aiming at the
 // rule's error of 1.25's width keeps the CPU engine's error at or below FINUFFT's at every
-// tolerance. The CUDA engine aims at tol: its reference is cuFINUFFT 2.6, which runs sigma 2
-// with the same rule's width (so the same width as ours there, at the same error); a target
-// below tol would widen its kernel (3D 1e-3: w 4 -> 5, ~1.4x the spreading) for an accuracy
-// cuFINUFFT does not give either.
+// tolerance. The CUDA engine's reference is cuFINUFFT 2.6, which runs sigma 2 with the rule's
+// width: at sigma 2 it aims at tol (the same width, the same error); a sigma below 2 must reach
+// the rule's error of that width (returned here), not merely tol: at tol 1e-1 in double the
+// smallest width at sigma 1.25-1.53 had 2-3x cuFINUFFT's error (H200, 2026-12-03). A target
+// below tol at sigma 2 would widen the GPU kernels (3D 1e-3: w 4 -> 5, ~1.4x the spreading)
+// for an accuracy cuFINUFFT does not give either.
 double width_target(Backend backend, Kernel kind, double tol, int dim, bool single);
 
 // The model's cost of one transform at a given sigma in [1.25, 2].
