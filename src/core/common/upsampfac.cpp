@@ -95,8 +95,8 @@ namespace {
 // cell, the ceil()'s average, brings it to about 0.6 tol.
 constexpr double kSlack = 0.5;
 
-// The error the width at sigma aims at: width_target, and under a target below tol, less at
-// sigma 2. Measured against FINUFFT 2.5.1 on the same data (docs/performance.md, section 10),
+// The error the width at sigma aims at. CUDA: tol at sigma 2 (cuFINUFFT's width), width_target
+// below 2. CPU: width_target, and under a target below tol, less at sigma 2. Measured against FINUFFT 2.5.1 on the same data (docs/performance.md, section 10),
 // our error per rule error at sigma 2 runs up to 1.35x FINUFFT's at sigma 1.25 in 2D/3D and up
 // to 3x in 1D on clustered points, where sigma 2's ceil() alone may leave no margin: 2D/3D aim
 // at 0.75 of the target, 1D at half a cell below it (as the candidates below 2 have by
