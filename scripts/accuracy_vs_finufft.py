@@ -15,7 +15,7 @@ The GPU engine, where FINUFFT is not installed (the GPU machine): FINUFFT's erro
 here first and written with a digest of every case's data (--json); there the same seed draws
 the same data again (the digests are checked), and only nufftmp runs (--backend cuda):
   build/venv/bin/python scripts/accuracy_vs_finufft.py --fin_sigma 2 --json fin2.json
-  python3 scripts/accuracy_vs_finufft.py --backend cuda --finufft_from fin2.json
+  python3 scripts/accuracy_vs_finufft.py --build build-gpu --backend cuda --finufft_from fin2.json
 --fin_sigma 2 is cuFINUFFT 2.6's configuration (sigma 2, the same kernel and width rule).
 
 Prints one line per case, then the table of worst error/tol per row (markdown) and writes every
@@ -134,6 +134,9 @@ def one_case(args, finufft, probe, rng, dim, typ, prec, dist, tol, fin_from=None
            "ours_err": rel_l2(ours, exact), "ours_w": ours_info["w"],
            "ours_sigma": ours_info["sigma"], "backend": args.backend, "digest": digest}
     if fin_from is not None:  # FINUFFT measured elsewhere on the same data
+        if "digest" not in fin_from:
+            sys.exit("--finufft_from: the file has no data digests (written before they were "
+                     "recorded): measure FINUFFT again with --json")
         if fin_from["digest"] != digest:
             sys.exit("--finufft_from: case %dD t%d %s %s tol %g drew other data (digest %s, "
                      "expected %s): not the same seed or numpy stream" % (
@@ -207,6 +210,8 @@ def main():
     if args.finufft_from:
         fin_rows = json.load(open(args.finufft_from))
         version = "(from %s)" % args.finufft_from
+        # FINUFFT's sigma is the reference file's, not this run's flags
+        args.fin_sigma = ",".join(sorted({str(r.get("fin_sigma")) for r in fin_rows}))
     else:
         import finufft  # noqa: E402  (after the arguments: --help works without it)
         version = finufft.__version__

@@ -14,8 +14,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 # shellcheck source-path=SCRIPTDIR source=device_cases.sh
 source "$(dirname "${BASH_SOURCE[0]}")/device_cases.sh"
 device_session 300
-[ -n "${NO_BUILD:-}" ] || device_build  # NO_BUILD=1: $BUILD is built already
+[ "${NO_BUILD:-0}" = 1 ] || device_build  # NO_BUILD=1: $BUILD is built already
 B="$BUILD/apps/nufftmp-bench"
+[ -x "$B" ] || { echo "no $B (build it, or leave NO_BUILD unset)" >&2; exit 1; }
 read -r -a cases <<< "${KNOB_CASES:-P4}"
 read -r -a knobs <<< "${KNOBS:-default NUFFTMP_CUDA_MAXSUB=8192 NUFFTMP_CUDA_MAXSUB=6144 \
 NUFFTMP_CUDA_MAXSUB=2048 NUFFTMP_CUDA_BINSIZE=16,16 NUFFTMP_CUDA_BINSIZE=8,8 \

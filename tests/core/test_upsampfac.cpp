@@ -49,10 +49,10 @@ TEST(Upsampfac, InRangeAndReachesTheTolerance) {
                 // The CUDA engine aims at tol itself at sigma 2 (its reference, cuFINUFFT, runs
                 // sigma 2 with the rule's width for tol), below 2 at that width's rule error.
                 if (b == Backend::Cuda && c.sigma == kMaxUpsampfac) EXPECT_EQ(c.target, tol);
-                if (b == Backend::Cuda && c.sigma < kMaxUpsampfac && !choose_width(kind, tol, 2.0, dim, single, wmax).limited)
-                  EXPECT_LE(c.target, kernel_tolerance_at_width(
-                                          kind, choose_width(kind, tol, 2.0, dim, single, wmax).w,
-                                          2.0, dim) * (1 + 1e-12));
+                const WidthChoice at2 = choose_width(kind, tol, 2.0, dim, single, wmax);
+                if (b == Backend::Cuda && c.sigma < kMaxUpsampfac && !at2.limited)
+                  EXPECT_LE(c.target,
+                            kernel_tolerance_at_width(kind, at2.w, 2.0, dim) * (1 + 1e-6));
                 const WidthChoice at = choose_width(kind, c.target, c.sigma, dim, single, wmax);
                 EXPECT_EQ(c.w, at.w);
                 // Never a sigma that cannot reach tol (width or rounding), when sigma = 2 can.
@@ -127,6 +127,15 @@ TEST(Upsampfac, PlanConfigChoosesOrKeepsAFixedValue) {
   EXPECT_LT(cpu.kernel.upsampfac, 1.5);
   EXPECT_GE(cpu.nf[0], std::ceil(cpu.kernel.upsampfac * 1e7));
   EXPECT_EQ(cpu.nf[0], next_smooth_even(cpu.nf[0]));  // FFT-friendly
+  // Where the target is below tol (CPU, double 3D 1e-6: FINUFFT's sigma-1.25 width lands
+  // further below), the plan builds the width the choice costed, wider than tol's rule width.
+  const auto cpu3 = make_plan_config<double>(1, {64, 64, 64}, 1, 1, 1e-6, o);
+  UpsampfacProblem p3 = problem(Backend::Cpu, false, 1, 3, 64, 1e-6);
+  const UpsampfacChoice c3 = choose_upsampfac(p3);
+  EXPECT_LT(c3.target, 1e-6);
+  EXPECT_EQ(cpu3.kernel.upsampfac, c3.sigma);
+  EXPECT_EQ(cpu3.kernel.w, c3.w);
+  EXPECT_GT(cpu3.kernel.w, kernel_width_for(Kernel::PSWF, 1e-6, c3.sigma, 3, kMaxWidth));
   o.upsampfac = 1.6;
   const auto fixed = make_plan_config<double>(2, {100, 60}, -1, 1, 1e-8, o);
   EXPECT_EQ(fixed.kernel.upsampfac, 1.6);

@@ -74,6 +74,12 @@ UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bo
 
 }  // namespace
 
+// The rule's error of a width is its boundary: the rule's ceil() asked for exactly that error
+// may give the next width by one ulp of log / exp (PSWF w = 15, ES w = 7, 13, 14 with glibc).
+// A relative 1e-9 above it lands on the width itself. (CPU only: the CUDA target is evaluated
+// below sigma 2, where no candidate has sigma 2's width.)
+constexpr double kOnWidth = 1 + 1e-9;
+
 double width_target(Backend backend, Kernel kind, double tol, int dim, bool single) {
   if (backend == Backend::Cuda) {
     const int need = kernel_width_needed(kind, tol, kMaxUpsampfac, dim);
@@ -85,7 +91,7 @@ double width_target(Backend backend, Kernel kind, double tol, int dim, bool sing
   if (tol <= 1e-9 || tol <= 100 * eps) return tol;  // FINUFFT: sigma 2 there
   const int w = kernel_width_needed(kind, tol, kMinUpsampfac, dim);
   if (w > (single ? kMaxWidthFloat : kMaxWidth)) return tol;
-  return std::min(tol, kernel_tolerance_at_width(kind, w, kMinUpsampfac, dim));
+  return std::min(tol, kernel_tolerance_at_width(kind, w, kMinUpsampfac, dim) * kOnWidth);
 }
 
 namespace {
@@ -96,11 +102,11 @@ namespace {
 constexpr double kSlack = 0.5;
 
 // The error the width at sigma aims at. CUDA: tol at sigma 2 (cuFINUFFT's width), width_target
-// below 2. CPU: width_target, and under a target below tol, less at sigma 2. Measured against FINUFFT 2.5.1 on the same data (docs/performance.md, section 10),
-// our error per rule error at sigma 2 runs up to 1.35x FINUFFT's at sigma 1.25 in 2D/3D and up
-// to 3x in 1D on clustered points, where sigma 2's ceil() alone may leave no margin: 2D/3D aim
-// at 0.75 of the target, 1D at half a cell below it (as the candidates below 2 have by
-// construction; a 1D width costs w, not w^dim).
+// below 2. CPU: width_target, and under a target below tol, less at sigma 2. Measured against
+// FINUFFT 2.5.1 on the same data (docs/performance.md, section 10), our error per rule error at
+// sigma 2 runs up to 1.35x FINUFFT's at sigma 1.25 in 2D/3D and up to 3x in 1D on clustered points,
+// where sigma 2's ceil() alone may leave no margin: 2D/3D aim at 0.75 of the target, 1D at half a
+// cell below it (as the candidates below 2 have by construction; a 1D width costs w, not w^dim).
 double target_at(const UpsampfacProblem& p, double sigma) {
   if (p.backend == Backend::Cuda && sigma == kMaxUpsampfac) return p.tol;  // cuFINUFFT's own
   const double t = width_target(p.backend, p.kernel, p.tol, p.dim, p.single);
@@ -113,9 +119,14 @@ double target_at(const UpsampfacProblem& p, double sigma) {
 }  // namespace
 
 UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
-  // The width the plan would use (when tol is out of reach, the best one: the fallback's cost).
-  const double t = target_at(p, sigma);
-  const WidthChoice wc = choose_width(p.kernel, t, sigma, p.dim, p.single, max_width_for(p));
+  // The width the plan would use (when the target is out of reach, tol's as set_kernel in
+  // plan_config.cpp falls back to; when tol is too, the best one: the fallback's cost).
+  double t = target_at(p, sigma);
+  WidthChoice wc = choose_width(p.kernel, t, sigma, p.dim, p.single, max_width_for(p));
+  if (wc.limited && t < p.tol) {
+    t = p.tol;
+    wc = choose_width(p.kernel, t, sigma, p.dim, p.single, max_width_for(p));
+  }
   UpsampfacChoice c = cost_at_width(p, sigma, wc.w, !wc.limited);
   c.target = t;
   return c;

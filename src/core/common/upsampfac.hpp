@@ -7,7 +7,7 @@
 // but needs a wider kernel (spreading / interpolation cost ~ w^dim per point). Candidates are
 // sigma = 2 and, for each width between w(2) and w(1.25), the smallest sigma at which the width
 // rule gives that width with half a cell to spare (a larger sigma at the same width only costs
-// grid; at no spare the error would sit above tol). The fine grid of
+// grid; at no spare the error would sit above the target, width_target). The fine grid of
 // each candidate is the FFT-friendly size the plan would use (common/grid.hpp).
 //
 // Cost per transform, in nanoseconds on the machines it was calibrated on:
@@ -49,24 +49,25 @@ struct UpsampfacProblem {
 struct UpsampfacChoice {
   double sigma = kMaxUpsampfac;
   int w = 0;                // kernel width at sigma
-  bool reachable = true;    // tol reachable at sigma (width and rounding, rounding_floor.hpp)
+  bool reachable = true;    // the target reachable at sigma (width, rounding_floor.hpp)
   double point_cost = 0;    // model ns: spreading / interpolation
   double grid_cost = 0;     // model ns: FFT and the passes over the fine grid
   double target = 0;        // the error the width aims at (width_target: tol or less)
   double cost() const { return point_cost + grid_cost; }
 };
 
-// The error the width of upsampfac = 0 aims at: tol, or less where FINUFFT's default lands
-// further below tol. FINUFFT 2.5 runs sigma 1.25 wherever it allows it (tol > 1e-9 and > 100
-// eps of the precision; its heuristics.hpp) with the same width rule, whose ceil() there leaves
-// up to one cell (a factor up to 4) of margin; sigma 2's ceil() may leave little. Aiming at the
-// rule's error of 1.25's width keeps the CPU engine's error at or below FINUFFT's at every
-// tolerance. The CUDA engine's reference is cuFINUFFT 2.6, which runs sigma 2 with the rule's
-// width: at sigma 2 it aims at tol (the same width, the same error); a sigma below 2 must reach
-// the rule's error of that width (returned here), not merely tol: at tol 1e-1 in double the
-// smallest width at sigma 1.25-1.53 had 2-3x cuFINUFFT's error (H200, 2026-12-03). A target
-// below tol at sigma 2 would widen the GPU kernels (3D 1e-3: w 4 -> 5, ~1.4x the spreading)
-// for an accuracy cuFINUFFT does not give either.
+// The error the width of upsampfac = 0 aims at: tol, or less where FINUFFT's default may land
+// further below tol. FINUFFT 2.5 may run sigma 1.25 where tol > 1e-9 and > 100 eps of the precision
+// (its heuristics.hpp picks 1.25 or 2 by tolerance, type, dimension and density; the sweep of
+// docs/performance.md section 10 saw 1.25 in most such cases) with the same width rule, whose
+// ceil() there leaves up to one cell (a factor up to 4) of margin; sigma 2's ceil() may leave
+// little. Aiming at the rule's error of 1.25's width wherever 1.25 is allowed keeps the CPU
+// engine's error at or below FINUFFT's whichever of the two it picks. The CUDA engine's reference
+// is cuFINUFFT 2.6, which runs sigma 2 with the rule's width: at sigma 2 it aims at tol (the same
+// width, the same error); a sigma below 2 must reach the rule's error of that width (returned
+// here), not merely tol: at tol 1e-1 in double the smallest width at sigma 1.25-1.53 had 2-3x
+// cuFINUFFT's error (H200, 2026-12-03). A target below tol at sigma 2 would widen the GPU kernels
+// (3D 1e-3: w 4 -> 5, ~1.4x the spreading) for an accuracy cuFINUFFT does not give either.
 double width_target(Backend backend, Kernel kind, double tol, int dim, bool single);
 
 // The model's cost of one transform at a given sigma in [1.25, 2].
