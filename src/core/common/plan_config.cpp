@@ -80,11 +80,8 @@ UpsampfacChoice chosen_upsampfac(const PlanConfig& cfg, const Options& opts, boo
 template <typename T>
 void set_kernel(PlanConfig& cfg, double sigma, double target) {
   const Kernel kind = cfg.opts.kernel;
-  WidthChoice wc = choose_width(kind, target, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
-  if (wc.limited && target < cfg.tol) {
-    target = cfg.tol;
-    wc = choose_width(kind, target, sigma, cfg.dim, sizeof(T) == 4, max_width<T>());
-  }
+  const WidthChoice wc = choose_width_toward(kind, &target, cfg.tol, sigma, cfg.dim,
+                                             sizeof(T) == 4, max_width<T>());
   cfg.kernel = make_kernel(kind, target, sigma, cfg.dim, wc.w);
   if (wc.limited) {
     if (!cfg.warning.empty()) cfg.warning += "; ";

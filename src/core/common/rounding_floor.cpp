@@ -59,4 +59,14 @@ WidthChoice choose_width(Kernel kind, double tol, double upsampfac, int dim, boo
   return best;
 }
 
+WidthChoice choose_width_toward(Kernel kind, double* target, double tol, double upsampfac,
+                                int dim, bool single, int max_width) {
+  WidthChoice wc = choose_width(kind, *target, upsampfac, dim, single, max_width);
+  if (wc.limited && *target < tol) {
+    *target = tol;
+    wc = choose_width(kind, tol, upsampfac, dim, single, max_width);
+  }
+  return wc;
+}
+
 }  // namespace nufftmp::detail

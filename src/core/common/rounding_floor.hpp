@@ -30,4 +30,9 @@ struct WidthChoice {
 WidthChoice choose_width(Kernel kind, double tol, double upsampfac, int dim, bool single,
                          int max_width, bool feasibility_only = false);
 
+// choose_width for *target (<= tol: the error upsampfac = 0 aims at), or, where the target is
+// out of reach at this sigma, for tol itself (*target is then set to tol).
+WidthChoice choose_width_toward(Kernel kind, double* target, double tol, double upsampfac,
+                                int dim, bool single, int max_width);
+
 }  // namespace nufftmp::detail

@@ -81,16 +81,17 @@ UpsampfacChoice cost_at_width(const UpsampfacProblem& p, double sigma, int w, bo
 constexpr double kOnWidth = 1 + 1e-9;
 
 double width_target(Backend backend, Kernel kind, double tol, int dim, bool single) {
+  const int wmax = single ? kMaxWidthFloat : kMaxWidth;
   if (backend == Backend::Cuda) {
     const int need = kernel_width_needed(kind, tol, kMaxUpsampfac, dim);
-    if (need > (single ? kMaxWidthFloat : kMaxWidth)) return tol;
+    if (need > wmax) return tol;
     const int w2 = std::max(need, kMinWidth);  // sigma 2's width (the rule's, clamped below)
     return std::min(tol, kernel_tolerance_at_width(kind, w2, kMaxUpsampfac, dim));
   }
   const double eps = single ? 0x1p-23 : 0x1p-52;
   if (tol <= 1e-9 || tol <= 100 * eps) return tol;  // FINUFFT: sigma 2 there
   const int w = kernel_width_needed(kind, tol, kMinUpsampfac, dim);
-  if (w > (single ? kMaxWidthFloat : kMaxWidth)) return tol;
+  if (w > wmax) return tol;
   return std::min(tol, kernel_tolerance_at_width(kind, w, kMinUpsampfac, dim) * kOnWidth);
 }
 
@@ -122,11 +123,8 @@ UpsampfacChoice upsampfac_cost(const UpsampfacProblem& p, double sigma) {
   // The width the plan would use (when the target is out of reach, tol's as set_kernel in
   // plan_config.cpp falls back to; when tol is too, the best one: the fallback's cost).
   double t = target_at(p, sigma);
-  WidthChoice wc = choose_width(p.kernel, t, sigma, p.dim, p.single, max_width_for(p));
-  if (wc.limited && t < p.tol) {
-    t = p.tol;
-    wc = choose_width(p.kernel, t, sigma, p.dim, p.single, max_width_for(p));
-  }
+  const WidthChoice wc =
+      choose_width_toward(p.kernel, &t, p.tol, sigma, p.dim, p.single, max_width_for(p));
   UpsampfacChoice c = cost_at_width(p, sigma, wc.w, !wc.limited);
   c.target = t;
   return c;
