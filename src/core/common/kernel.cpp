@@ -86,36 +86,44 @@ double kernel_value(const KernelSpec& k, double t) {
 namespace {
 
 // Chebyshev interpolation of phi on interval j at degree n, converted to monomials in s.
+// In long double: the monomial form of a degree-20 Chebyshev series sums terms up to ~1e2
+// that cancel to coefficients of ~1, and in double that rounding alone left a fit error of
+// 5e-15 at w 16 (degree 20, the cap, never reached the 1e-15 target): the partition sum of
+// the Horner kernel then varied 8.6e-15 across a cell against the PSWF's own 2e-15, and 3D
+// double type 2 at 1e-14 had 1.3x FINUFFT's error (docs/performance.md section 21). The
+// kernel values themselves are accurate to ~1e-16 in double (Clenshaw, decaying series).
 std::vector<double> fit_interval(const KernelSpec& k, int j, int n) {
+  using L = long double;
   const int w = k.w;
   const int np = n + 1;
-  std::vector<double> fvals(np), cheb(np, 0.0);
+  const L pi = 3.141592653589793238462643383279502884L;
+  std::vector<L> fvals(np), cheb(np, 0.0L);
   for (int i = 0; i < np; ++i) {
-    const double s = std::cos(M_PI * (i + 0.5) / np);
-    const double t = -0.5 * w + j + 0.5 * (s + 1.0);
+    const L s = std::cos(pi * (i + 0.5L) / np);
+    const double t = -0.5 * w + j + 0.5 * static_cast<double>(s + 1.0L);
     fvals[i] = kernel_value(k, t);
   }
   for (int m = 0; m < np; ++m) {
-    double sum = 0;
-    for (int i = 0; i < np; ++i) sum += fvals[i] * std::cos(M_PI * m * (i + 0.5) / np);
-    cheb[m] = (m == 0 ? 1.0 : 2.0) * sum / np;
+    L sum = 0;
+    for (int i = 0; i < np; ++i) sum += fvals[i] * std::cos(pi * m * (i + 0.5L) / np);
+    cheb[m] = (m == 0 ? 1.0L : 2.0L) * sum / np;
   }
   // Monomial coefficients via the recurrence T_{m+1} = 2 s T_m - T_{m-1}.
-  std::vector<double> mono(np, 0.0), tm1(np, 0.0), tm(np, 0.0), tp(np, 0.0);
-  tm1[0] = 1.0;  // T0
-  if (np > 1) tm[1] = 1.0;  // T1
+  std::vector<L> mono(np, 0.0L), tm1(np, 0.0L), tm(np, 0.0L), tp(np, 0.0L);
+  tm1[0] = 1.0L;  // T0
+  if (np > 1) tm[1] = 1.0L;  // T1
   for (int k = 0; k < np; ++k) mono[k] += cheb[0] * tm1[k];
   if (np > 1)
     for (int k = 0; k < np; ++k) mono[k] += cheb[1] * tm[k];
   for (int m = 2; m < np; ++m) {
-    std::fill(tp.begin(), tp.end(), 0.0);
-    for (int k = 0; k + 1 < np; ++k) tp[k + 1] += 2.0 * tm[k];
+    std::fill(tp.begin(), tp.end(), 0.0L);
+    for (int k = 0; k + 1 < np; ++k) tp[k + 1] += 2.0L * tm[k];
     for (int k = 0; k < np; ++k) tp[k] -= tm1[k];
     for (int k = 0; k < np; ++k) mono[k] += cheb[m] * tp[k];
     tm1.swap(tm);
     tm.swap(tp);
   }
-  return mono;  // mono[k]: coefficient of s^k
+  return std::vector<double>(mono.begin(), mono.end());  // mono[k]: coefficient of s^k
 }
 
 // The check points of the fit: 201 positions x1 in each cell, and the kernel's values there.
@@ -170,7 +178,13 @@ KernelSpec make_kernel(Kernel kind, double tol, double upsampfac, int dim, int m
   // error of tol/10 still showed as 1-3% more error than FINUFFT's at the same kernel, and the
   // analytic PSWF gets tol/100 for one or two more degrees (the ES, with its square-root edge,
   // would need the maximum degree for it).
-  const double fit_target = (kind == Kernel::PSWF && tol > 1e-3) ? 0.01 * tol : 0.1 * tol;
+  // No target below 8 ulp of the kernel's peak (1): the check values come from kernel_value in
+  // double and the Horner sums round too, so the measured error stops falling there (1.1-1.4e-15
+  // at w 13-16 from degree w - 1 on, sigma 2). Below it, tol 1e-14 asked for 1e-15 and took the
+  // degree cap, 20 at w 16, for no accuracy: 3D double at 1e-14 had the same error at degree 15.
+  const double fit_target = std::max(
+      (kind == Kernel::PSWF && tol > 1e-3) ? 0.01 * tol : 0.1 * tol,
+      8.0 * std::numeric_limits<double>::epsilon());
   for (int n = std::max(3, k.w - 1); n <= kMaxHornerDegree; ++n) {
     k.degree = n;
     k.horner.assign(static_cast<size_t>(n + 1) * k.w, 0.0);
