@@ -3,7 +3,9 @@
 // positive and decreasing on [0, w/2]).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/kernel.hpp"
 #include "common/kernel_ft.hpp"
@@ -125,6 +127,37 @@ TEST(PswfKernel, ItsFourierTransformIsItself) {
   // The measured floors it was built from (rounding_floor.hpp), within 3x.
   EXPECT_NEAR(std::log10(rounding_floor(Kernel::PSWF, 8, 1.25, 3, true)), std::log10(4.4e-5), 0.5);
   EXPECT_NEAR(std::log10(rounding_floor(Kernel::PSWF, 16, 1.25, 3, false)), std::log10(1e-9), 0.5);
+}
+
+TEST(PswfKernel, TheHornerFitIsAtTheRoundingFloorAtTheSmallestTolerances) {
+  // The fit's Chebyshev -> monomial conversion cancels terms ~100x its coefficients; in double
+  // that left a fit error of 5e-15 at w 16 and a partition sum (sum_j phi(x + j), flat for the
+  // kernel itself to its aliasing, ~1e-15 here) varying 8.6e-15 across a cell: 1.3x FINUFFT's
+  // error in 3D double type 2 at 1e-14. Both must sit at the rounding of double now, and at the
+  // low degree that reaches it (w - 1 .. w + 1), not the cap.
+  for (double tol : {1e-12, 1e-13, 1e-14})
+    for (double sigma : {2.0, 1.25}) {
+      const KernelSpec k = make_kernel(Kernel::PSWF, tol, sigma, 3, kMaxWidth);
+      EXPECT_LE(k.degree, k.w + 1) << "tol " << tol << " sigma " << sigma;
+      std::vector<double> v(k.w);
+      double fit = 0, lo = 1e300, hi = -1e300, elo = 1e300, ehi = -1e300;
+      for (int i = 0; i <= 1000; ++i) {
+        const double x1 = -0.5 * k.w + i / 1000.0 * (1 - 1e-12);
+        kernel_values_horner(k, x1, v.data());
+        double sum = 0, esum = 0;
+        for (int j = 0; j < k.w; ++j) {
+          const double e = kernel_value(k, x1 + j);
+          fit = std::max(fit, std::abs(v[j] - e));
+          sum += v[j];
+          esum += e;
+        }
+        lo = std::min(lo, sum), hi = std::max(hi, sum);
+        elo = std::min(elo, esum), ehi = std::max(ehi, esum);
+      }
+      EXPECT_LT(fit, std::max(0.1 * tol, 2.5e-15)) << "tol " << tol << " sigma " << sigma;
+      // the Horner kernel's partition sum no rougher than the exact kernel's plus rounding
+      EXPECT_LT((hi - lo) / hi, (ehi - elo) / ehi + 2.5e-15) << "tol " << tol << " sigma " << sigma;
+    }
 }
 
 }  // namespace
