@@ -11,6 +11,7 @@
 // the bins).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -63,6 +64,17 @@ struct SortedPoints {
   // would be left for the position within a cell (errors grew like nf * eps); the kernel
   // argument i0 - g is formed in double, then cast.
   HostArray<double> g;
+  // The packed layout, used instead of g and perm32 for sorted float points below 2^31 (packed
+  // true): record j is rec[j * (dim + 1) + d] for d < dim, the point's position within its bin
+  // in 32-bit fixed point (g = bin origin + rec * 2^(s - 32) for bins of 2^s cells: at most
+  // 2^(s - 33) cells off, 6e-8 for 1D bins of 256 cells, under the 2.4e-7 that the kernel
+  // argument's cast to float rounds by), then its user index (d = dim). 4 (dim + 1) bytes a
+  // point in one record (3D: 16 B where g and perm32 take 28): set_points' place writes one
+  // line a point instead of two, and execute reads fewer bytes. PointReader decodes it.
+  HostArray<std::uint32_t> rec;
+  bool packed = false;
+  BinLayout layout;                 // the bins (also when not packed)
+  std::array<double, 3> unit{};     // 2^(s - 32) per axis
   // Sorted position -> user index, 32-bit below 2^31 points (4 bytes fewer per point for the
   // sort to write and every execute to read), else 64-bit; a later set_points of fewer points
   // keeps 64-bit once it has the room (it then allocates nothing). with_perm reads it.
@@ -84,21 +96,84 @@ struct SortedPoints {
   HostArray<std::uint64_t> line_buffers;
 
   // f(p) with p the permutation (const std::int32_t* or const std::int64_t*).
+  // The packed layout's user indices, every (dim + 1)-th word: indexed and offset like a pointer.
+  struct StridedIndex {
+    const std::uint32_t* p;
+    std::int64_t stride;
+    std::int64_t operator[](std::int64_t j) const { return static_cast<std::int64_t>(p[j * stride]); }
+    StridedIndex operator+(std::int64_t k) const { return {p + k * stride, stride}; }
+  };
   template <typename F>
   decltype(auto) with_perm(F&& f) const {
+    if (packed) return f(StridedIndex{rec.data() + dim, dim + 1});
     return wide_perm ? f(perm64.data()) : f(perm32.data());
   }
+  // Point j's user index and coordinate d in fine-grid units (tests; execute uses PointReader).
+  std::int64_t index(std::int64_t j) const {
+    return with_perm([&](auto p) { return static_cast<std::int64_t>(p[j]); });
+  }
+  double coord(std::int64_t j, int d) const;
   template <int D>
   const double* point(std::int64_t j) const {
     return g.data() + j * D;
   }
   std::size_t bytes() const {
-    return g.bytes() + perm32.bytes() + perm64.bytes() + line_buffers.bytes() +
+    return g.bytes() + rec.bytes() + perm32.bytes() + perm64.bytes() + line_buffers.bytes() +
            subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
            (counts64.capacity() + bin_start.capacity() + range_start.capacity()) *
                sizeof(std::int64_t);
   }
+};
+
+// Reads the coordinates of consecutive sorted points in either layout, as fine-grid doubles:
+// for the packed layout it follows the bins (bin_start) to know each point's bin origin, so
+// reads should go forward (a read before the current bin seeks again, by a binary search).
+template <typename T>
+class PointReader {
+ public:
+  explicit PointReader(const SortedPoints<T>& pts) : pts_(pts) {}
+  // Points j..j+n-1 into out[q * D + d] (packed), or a pointer into pts.g.
+  template <int D>
+  const double* read(std::int64_t j, int n, double* out) {
+    if (!pts_.packed) return pts_.template point<D>(j);
+    for (int q = 0; q < n; ++q) {
+      const std::int64_t jj = j + q;
+      if (jj >= next_ || jj < first_) advance(jj);
+      const std::uint32_t* r = pts_.rec.data() + jj * (D + 1);
+      for (int d = 0; d < D; ++d)
+        out[q * D + d] = origin_[d] + static_cast<double>(r[d]) * pts_.unit[d];
+    }
+    return out;
+  }
+
+ private:
+  // To the bin holding sorted point j: the next few bins in turn (the usual case: the reads
+  // go forward), else a binary search of bin_start (empty bins share their start with the
+  // next nonempty one: the last bin starting at or before j holds it).
+  void advance(std::int64_t j) {
+    const std::int64_t* starts = pts_.bin_start.data();
+    const std::int64_t nbins = pts_.layout.total();
+    int steps = 0;
+    while (j >= next_ && j >= first_ && b_ + 1 < nbins && steps < 8) {
+      ++b_;
+      ++steps;
+      first_ = next_;
+      next_ = starts[b_ + 1];
+    }
+    if (j < first_ || j >= next_)
+      b_ = std::upper_bound(starts, starts + nbins + 1, j) - starts - 1;
+    first_ = starts[b_];
+    next_ = starts[b_ + 1];
+    const std::int64_t nx = pts_.layout.count[0], ny = pts_.layout.count[1];
+    const std::int64_t c[3] = {b_ % nx, (b_ / nx) % ny, b_ / (nx * ny)};
+    for (int d = 0; d < 3; ++d)
+      origin_[d] = static_cast<double>(c[d] << pts_.layout.log_size[d]);
+  }
+  const SortedPoints<T>& pts_;
+  std::int64_t b_ = -1;
+  std::int64_t first_ = 0, next_ = 0;  // bin b_'s sorted range [first_, next_)
+  double origin_[3] = {0, 0, 0};
 };
 
 // How pass 2 writes the points: Auto picks by the number of points and bins; the others force
@@ -114,6 +189,6 @@ template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
                  int debug, SortedPoints<T>& out, Place place = Place::Auto,
-                 BinShape shape = BinShape::Default);
+                 BinShape shape = BinShape::Default, bool allow_packed = true);
 
 }  // namespace nufftmp::detail::cpu
