@@ -2,6 +2,7 @@
 // of which defines NUFFTMP_CPU_ISA first (see kernel_eval.hpp for why).
 #include <omp.h>
 
+#include "cpu/point_reader.hpp"
 #include "cpu/spread_interp_isa.hpp"
 #include "cpu/vec.hpp"
 #include "cpu/width_dispatch.hpp"

@@ -15,6 +15,7 @@
 #include "cpu/bin_pass.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/kernel_eval.hpp"
+#include "cpu/point_reader.hpp"
 #include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
 
@@ -431,7 +432,7 @@ template <typename T>
 double SortedPoints<T>::coord(std::int64_t j, int d) const {
   if (!packed) return g[j * dim + d];
   double out[3];
-  PointReader<T> r(*this);
+  generic::PointReader<T> r(*this);
   switch (dim) {
     case 1: return r.template read<1>(j, 1, out)[d];
     case 2: return r.template read<2>(j, 1, out)[d];

@@ -11,7 +11,6 @@
 // the bins).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -70,7 +69,8 @@ struct SortedPoints {
   // 2^(s - 33) cells off, 6e-8 for 1D bins of 256 cells, under the 2.4e-7 that the kernel
   // argument's cast to float rounds by), then its user index (d = dim). 4 (dim + 1) bytes a
   // point in one record (3D: 16 B where g and perm32 take 28): set_points' place writes one
-  // line a point instead of two, and execute reads fewer bytes. PointReader decodes it.
+  // line a point instead of two, and execute reads fewer bytes. PointReader (point_reader.hpp)
+  // decodes it.
   HostArray<std::uint32_t> rec;
   bool packed = false;
   BinLayout layout;                 // the bins (also when not packed)
@@ -96,16 +96,20 @@ struct SortedPoints {
   HostArray<std::uint64_t> line_buffers;
 
   // f(p) with p the permutation (const std::int32_t* or const std::int64_t*).
-  // The packed layout's user indices, every (dim + 1)-th word: indexed and offset like a pointer.
+  // The packed layout's user indices, every R-th word (R = dim + 1): indexed and offset like a
+  // pointer.
+  template <int R>
   struct StridedIndex {
     const std::uint32_t* p;
-    std::int64_t stride;
-    std::int64_t operator[](std::int64_t j) const { return static_cast<std::int64_t>(p[j * stride]); }
-    StridedIndex operator+(std::int64_t k) const { return {p + k * stride, stride}; }
+    std::int64_t operator[](std::int64_t j) const { return static_cast<std::int64_t>(p[j * R]); }
+    StridedIndex operator+(std::int64_t k) const { return {p + k * R}; }
   };
   template <typename F>
   decltype(auto) with_perm(F&& f) const {
-    if (packed) return f(StridedIndex{rec.data() + dim, dim + 1});
+    if (packed) {
+      const std::uint32_t* p = rec.data() + dim;
+      return dim == 1 ? f(StridedIndex<2>{p}) : dim == 2 ? f(StridedIndex<3>{p}) : f(StridedIndex<4>{p});
+    }
     return wide_perm ? f(perm64.data()) : f(perm32.data());
   }
   // Point j's user index and coordinate d in fine-grid units (tests; execute uses PointReader).
@@ -124,56 +128,6 @@ struct SortedPoints {
            (counts64.capacity() + bin_start.capacity() + range_start.capacity()) *
                sizeof(std::int64_t);
   }
-};
-
-// Reads the coordinates of consecutive sorted points in either layout, as fine-grid doubles:
-// for the packed layout it follows the bins (bin_start) to know each point's bin origin, so
-// reads should go forward (a read before the current bin seeks again, by a binary search).
-template <typename T>
-class PointReader {
- public:
-  explicit PointReader(const SortedPoints<T>& pts) : pts_(pts) {}
-  // Points j..j+n-1 into out[q * D + d] (packed), or a pointer into pts.g.
-  template <int D>
-  const double* read(std::int64_t j, int n, double* out) {
-    if (!pts_.packed) return pts_.template point<D>(j);
-    for (int q = 0; q < n; ++q) {
-      const std::int64_t jj = j + q;
-      if (jj >= next_ || jj < first_) advance(jj);
-      const std::uint32_t* r = pts_.rec.data() + jj * (D + 1);
-      for (int d = 0; d < D; ++d)
-        out[q * D + d] = origin_[d] + static_cast<double>(r[d]) * pts_.unit[d];
-    }
-    return out;
-  }
-
- private:
-  // To the bin holding sorted point j: the next few bins in turn (the usual case: the reads
-  // go forward), else a binary search of bin_start (empty bins share their start with the
-  // next nonempty one: the last bin starting at or before j holds it).
-  void advance(std::int64_t j) {
-    const std::int64_t* starts = pts_.bin_start.data();
-    const std::int64_t nbins = pts_.layout.total();
-    int steps = 0;
-    while (j >= next_ && j >= first_ && b_ + 1 < nbins && steps < 8) {
-      ++b_;
-      ++steps;
-      first_ = next_;
-      next_ = starts[b_ + 1];
-    }
-    if (j < first_ || j >= next_)
-      b_ = std::upper_bound(starts, starts + nbins + 1, j) - starts - 1;
-    first_ = starts[b_];
-    next_ = starts[b_ + 1];
-    const std::int64_t nx = pts_.layout.count[0], ny = pts_.layout.count[1];
-    const std::int64_t c[3] = {b_ % nx, (b_ / nx) % ny, b_ / (nx * ny)};
-    for (int d = 0; d < 3; ++d)
-      origin_[d] = static_cast<double>(c[d] << pts_.layout.log_size[d]);
-  }
-  const SortedPoints<T>& pts_;
-  std::int64_t b_ = -1;
-  std::int64_t first_ = 0, next_ = 0;  // bin b_'s sorted range [first_, next_)
-  double origin_[3] = {0, 0, 0};
 };
 
 // How pass 2 writes the points: Auto picks by the number of points and bins; the others force
