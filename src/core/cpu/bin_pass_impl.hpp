@@ -284,7 +284,7 @@ void place_packed_dim(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Cou
 // The same through a buffer of one group per bin (packed_group: records that fill whole lines
 // when the group starts at a multiple of its size: 16 in 3D, four lines; 16 in 2D, three; 8 in
 // 1D, one), streamed out when full, as place_streamed_dim. (3D groups of 4, one line: place
-// 7.0-8.7 ms at 1 thread, 1e6 points, against 5.0-5.2 with 16: a flush test taken every 4th
+// 7.0-8.7 ms at 1 thread, 1e6 points, against 5.1-6.5 with 16: a flush test taken every 4th
 // point, mispredicted.) Scratch per bin: the group and the segment's first position
 // (packed_streamed_words_per_bin).
 template <int D, typename T, typename Count>
