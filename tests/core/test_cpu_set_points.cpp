@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/reference_check.hpp"
@@ -164,13 +165,14 @@ void check_sorted(int dim, const Points<T>& pts, const std::array<std::int64_t, 
     covered = s.end;
     std::int64_t slab = -1;
     for (std::int64_t j = s.begin; j < s.end; ++j) {
-      const double* rec = sp.g.data() + j * dim;
+      double rec[3] = {0, 0, 0};  // either layout (the packed one decoded)
+      for (int d = 0; d < dim; ++d) rec[d] = sp.coord(j, d);
       if (sort && dim == 3) {
         const std::int64_t z = static_cast<std::int64_t>(rec[2]) >> bins.log_size[2];
         if (slab < 0) slab = z;
         ASSERT_EQ(z, slab) << "subproblem [" << s.begin << ", " << s.end << ") crosses slabs";
       }
-      const std::int64_t u = sp.with_perm([&](const auto* p) { return std::int64_t(p[j]); });
+      const std::int64_t u = sp.index(j);
       ASSERT_TRUE(u >= 0 && u < pts.M && !seen[u]) << "perm[" << j << "] = " << u;
       seen[u] = 1;
       std::int64_t bin = 0;
@@ -243,10 +245,19 @@ void streamed_matches_direct(int dim, const Points<T>& pts, const std::array<std
                  Place::Streamed);
   ASSERT_EQ(a.M, pts.M);
   ASSERT_EQ(b.M, pts.M);
-  EXPECT_EQ(std::memcmp(a.g.data(), b.g.data(), sizeof(double) * pts.M * dim), 0);
-  ASSERT_FALSE(a.wide_perm);  // below 2^31 points: 32-bit indices
-  ASSERT_FALSE(b.wide_perm);
-  EXPECT_EQ(std::memcmp(a.perm32.data(), b.perm32.data(), sizeof(std::int32_t) * pts.M), 0);
+  // Sorted float points take the packed layout, double ones g and the 32-bit permutation.
+  constexpr bool packed = std::is_same_v<T, float>;
+  ASSERT_EQ(a.packed, packed);
+  ASSERT_EQ(b.packed, packed);
+  if (packed) {
+    EXPECT_EQ(std::memcmp(a.rec.data(), b.rec.data(), sizeof(std::uint32_t) * pts.M * (dim + 1)),
+              0);
+  } else {
+    EXPECT_EQ(std::memcmp(a.g.data(), b.g.data(), sizeof(double) * pts.M * dim), 0);
+    ASSERT_FALSE(a.wide_perm);  // below 2^31 points: 32-bit indices
+    ASSERT_FALSE(b.wide_perm);
+    EXPECT_EQ(std::memcmp(a.perm32.data(), b.perm32.data(), sizeof(std::int32_t) * pts.M), 0);
+  }
   EXPECT_TRUE(a.bin_start == b.bin_start);
   ASSERT_EQ(a.subproblems.size(), b.subproblems.size());
   for (size_t s = 0; s < a.subproblems.size(); ++s) {
@@ -255,6 +266,25 @@ void streamed_matches_direct(int dim, const Points<T>& pts, const std::array<std
     EXPECT_EQ(a.subproblems[s].extent, b.subproblems[s].extent);
   }
   EXPECT_GT(b.line_buffers.bytes(), 0u);
+  if (packed) {
+    // The packed layout against the double one of the same points (allow_packed false): the
+    // same order and indices, coordinates within the fixed point's step (2^(s - 32) cells).
+    for (Place place : {Place::Direct, Place::Streamed}) {
+      SortedPoints<T> d;
+      sort_points<T>(dim, pts.M, pts.x(), pts.y(), pts.z(), nf, 5, true, nthreads, 0, d, place,
+                     BinShape::Default, false);
+      ASSERT_FALSE(d.packed);
+      for (std::int64_t j = 0; j < pts.M; ++j) {
+        ASSERT_EQ(a.index(j), d.index(j)) << "perm[" << j << "]";
+        for (int k = 0; k < dim; ++k) {
+          const double step = std::ldexp(1.0, a.layout.log_size[k] - 32);
+          const double diff = d.g[j * dim + k] - a.coord(j, k);
+          ASSERT_TRUE(diff >= 0 && diff < step + 1e-9) << "j " << j << " d " << k << " diff " << diff;
+        }
+      }
+    }
+    return;
+  }
   // The 64-bit permutation (past 2^31 points, or kept from a larger set_points: here a
   // reserved one) holds the same indices, in either place.
   for (Place place : {Place::Direct, Place::Streamed}) {
@@ -297,16 +327,15 @@ void expect_no_allocation_after_first(int dim, const std::array<std::int64_t, 3>
   using namespace nufftmp::detail::cpu;
   SortedPoints<float> sp;
   sort_points<float>(dim, first.M, first.x(), first.y(), first.z(), nf, 5, true, 2, 0, sp);
-  const double* g = sp.g.data();
-  const std::int32_t* perm = sp.perm32.data();
+  ASSERT_TRUE(sp.packed);  // sorted float points: the packed records only
+  const std::uint32_t* rec = sp.rec.data();
   const std::uint64_t* lines = sp.line_buffers.data();
   const std::size_t bytes = sp.bytes();
   for (const auto* p : rest) {
     sort_points<float>(dim, p->M, p->x(), p->y(), p->z(), nf, 5, true, 2, 0, sp);
     EXPECT_EQ(sp.M, p->M);
-    EXPECT_EQ(sp.g.data(), g);
-    EXPECT_EQ(sp.perm32.data(), perm);
-    EXPECT_FALSE(sp.wide_perm);
+    EXPECT_EQ(sp.rec.data(), rec);
+    EXPECT_TRUE(sp.packed);
     EXPECT_EQ(sp.line_buffers.data(), lines);
     EXPECT_EQ(sp.bytes(), bytes);
   }

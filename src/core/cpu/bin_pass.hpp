@@ -18,11 +18,19 @@ struct BinPass {
   double inv_size[3] = {1, 1, 1};  // 2^-log_size: scaling by it is exact
   double top[3] = {0, 0, 0};       // last bin along each axis
   double stride[3] = {1, 1, 1};    // bins between neighbours along each axis
+  double size[3] = {1, 1, 1};      // 2^log_size: a bin's cells along each axis
+  double fscale[3] = {1, 1, 1};    // 2^(32 - log_size): the packed layout's fixed point
 };
 
 // Words of place_points_streamed's scratch per bin: a group of 8 points' coordinates, a line
 // of indices and the bin's first position.
 constexpr std::int64_t streamed_words_per_bin(int dim) { return 8 * dim + 8 + 1; }
+// The same for place_packed_streamed: a group of packed_group(dim) records of dim + 1 32-bit
+// words (whole lines), and the first position.
+constexpr std::int64_t packed_group(int dim) { return dim == 1 ? 8 : 16; }
+constexpr std::int64_t packed_streamed_words_per_bin(int dim) {
+  return packed_group(dim) * (dim + 1) / 2 + 1;
+}
 
 }  // namespace nufftmp::detail::cpu
 
@@ -45,6 +53,16 @@ constexpr std::int64_t streamed_words_per_bin(int dim) { return 8 * dim + 8 + 1;
   template <typename T, typename Count, typename Index>                                        \
   void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
                              std::int64_t nbins, Count* next, double* g, Index* perm,          \
+                             std::uint64_t* scratch);                                          \
+  /* The packed layout (sorted_points.hpp; M < 2^31, so uint32 counts): record p is        */ \
+  /* rec[p * (dim + 1) + d], the fixed-point position in the bin, and the user index at d = */ \
+  /* dim. Streamed: scratch of packed_streamed_words_per_bin(dim) * nbins words.            */ \
+  template <typename T, typename Count>                                                        \
+  void place_packed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,        \
+                    std::uint32_t* rec);                                                       \
+  template <typename T, typename Count>                                                        \
+  void place_packed_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,            \
+                             std::int64_t nbins, Count* next, std::uint32_t* rec,              \
                              std::uint64_t* scratch);                                          \
   }
 

@@ -2,6 +2,7 @@
 // of which defines NUFFTMP_CPU_ISA first (see kernel_eval.hpp for why).
 #include <omp.h>
 
+#include "cpu/point_reader.hpp"
 #include "cpu/spread_interp_isa.hpp"
 #include "cpu/vec.hpp"
 #include "cpu/width_dispatch.hpp"
@@ -51,9 +52,11 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   alignas(64) T k[G * D][KernelEvaluator<T>::padded_width(W)];
   std::int64_t i0g[G][3] = {};
   std::int64_t off[R];
+  PointReader<T> points(pts);
+  alignas(64) double gq[G * D];  // a group's coordinates decoded from the packed layout
   for (std::int64_t jg = j0; jg < j1; jg += G) {
     const int ng = static_cast<int>(j1 - jg < G ? j1 - jg : G);
-    kernel_values_points<G, D, W>(ker, pts.template point<D>(jg), ng, i0g, k);
+    kernel_values_points<G, D, W>(ker, points.template read<D>(jg, ng, gq), ng, i0g, k);
     for (int q = 0; q < ng; ++q) {
       const std::int64_t j = jg + q;
       const std::int64_t* i0 = i0g[q];
@@ -80,7 +83,7 @@ void interp_range(std::int64_t j0, std::int64_t j1, const SortedPoints<T>& pts,
   }
   // Scatter to the user's order in a tight loop (the stores' cache misses overlap).
   constexpr std::int64_t kAhead = 32;  // prefetch distance of the random writes
-  pts.with_perm([&](const auto* perm) {
+  pts.with_perm([&](auto perm) {  // a pointer, or the packed layout's StridedIndex
     for (int v = 0; v < nvec; ++v)
       for (std::int64_t j = j0; j < j1; ++j) {
         if (j + kAhead < j1) __builtin_prefetch(c + v * M + perm[j + kAhead], 1);

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "common/checks.hpp"
 #include "common/stopwatch.hpp"
 #include "cpu/bin_pass.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/kernel_eval.hpp"
+#include "cpu/point_reader.hpp"
 #include "cpu/threads.hpp"
 #include "nufftmp/errors.hpp"
 
@@ -74,6 +76,18 @@ void place_points_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1
   NUFFTMP_CPU_DISPATCH(place_points_streamed, a, j0, j1, nbins, next, g, perm, scratch);
 }
 
+template <typename T, typename Count>
+void place_packed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1, Count* next,
+                  std::uint32_t* rec) {
+  NUFFTMP_CPU_DISPATCH(place_packed, a, j0, j1, next, rec);
+}
+template <typename T, typename Count>
+void place_packed_streamed(const BinPass<T>& a, std::int64_t j0, std::int64_t j1,
+                           std::int64_t nbins, Count* next, std::uint32_t* rec,
+                           std::uint64_t* scratch) {
+  NUFFTMP_CPU_DISPATCH(place_packed_streamed, a, j0, j1, nbins, next, rec, scratch);
+}
+
 // Pass 2 may stream its writes (bin_pass.hpp) when the points are many, a few lines per bin
 // and array on average, and the arrays larger than a core's L2 (smaller ones stay in cache for
 // the ordinary stores and the execute that reads them next); it does when they fill enough
@@ -100,7 +114,7 @@ bool may_stream(int dim, std::int64_t M, std::int64_t nbins, Place place) {
 // still folds, checks and copies them in parallel).
 template <int D, typename T, typename Count>
 void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, int nthreads,
-                   Place place, std::vector<Count>& counts, PhaseTimer& timer,
+                   Place place, bool packed, std::vector<Count>& counts, PhaseTimer& timer,
                    SortedPoints<T>& out) {
   // The points are split into nchunks fixed ranges, each with its own row of counters, which
   // become its private write offsets: a stable sort with no atomics however the points
@@ -164,14 +178,21 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
   out.bin_start[nbins] = M;
   // Only now may the previous points go: the arrays grow (discarding them) or are reused.
   out.M = 0;
-  out.g.ensure(M * D, "set_points (sorted coordinates)");
-  // 32-bit indices below 2^31 points, unless a 64-bit permutation already has the room.
-  out.wide_perm = M > std::int64_t(INT32_MAX) || out.perm64.capacity() >= M;
-  if (out.wide_perm) out.perm64.ensure(M, "set_points (sort permutation)");
-  else out.perm32.ensure(M, "set_points (sort permutation)");
+  out.packed = false;
+  if (packed) {
+    out.rec.ensure(M * (D + 1), "set_points (sorted points)");
+  } else {
+    out.g.ensure(M * D, "set_points (sorted coordinates)");
+    // 32-bit indices below 2^31 points, unless a 64-bit permutation already has the room.
+    out.wide_perm = M > std::int64_t(INT32_MAX) || out.perm64.capacity() >= M;
+    if (out.wide_perm) out.perm64.ensure(M, "set_points (sort permutation)");
+    else out.perm32.ensure(M, "set_points (sort permutation)");
+  }
   // The streamed place's line buffers: their size depends on the bins and the threads.
   const bool may = may_stream(D, M, nbins, place);
-  const std::int64_t words = (streamed_words_per_bin(D) * nbins + 7) & ~std::int64_t(7);  // lines
+  const std::int64_t words =
+      ((packed ? packed_streamed_words_per_bin(D) : streamed_words_per_bin(D)) * nbins + 7) &
+      ~std::int64_t(7);  // lines
   if (may) out.line_buffers.ensure(words * nthreads, "set_points (line buffers)");
   const bool streamed =
       may && (place == Place::Streamed || nonempty >= kMinStreamedNonemptyBins);
@@ -188,9 +209,26 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
         place_points(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, g, perm);
     }
   };
-  if (out.wide_perm) place_all(out.perm64.data());
-  else place_all(out.perm32.data());
-  timer.lap(streamed ? "place (streamed)" : "place");
+  if (packed) {
+    if constexpr (std::is_same_v<Count, std::uint32_t>) {  // packed: M < 2^31
+      std::uint32_t* rec = out.rec.data();
+#pragma omp parallel num_threads(nthreads)
+      for (int c = omp_get_thread_num(); c < nchunks; c += omp_get_num_threads()) {
+        if (streamed)
+          place_packed_streamed(pass, chunk_begin(c), chunk_begin(c + 1), nbins,
+                                cnt + c * nbins, rec, buffers + omp_get_thread_num() * words);
+        else
+          place_packed(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, rec);
+      }
+    }
+  } else if (out.wide_perm) {
+    place_all(out.perm64.data());
+  } else {
+    place_all(out.perm32.data());
+  }
+  out.packed = packed;
+  timer.lap(streamed ? (packed ? "place (packed, streamed)" : "place (streamed)")
+                     : (packed ? "place (packed)" : "place"));
 }
 
 template <int D, typename T>
@@ -211,7 +249,7 @@ void box_of_points(const SortedPoints<T>& pts, int w, Subproblem& sp) {
 template <int D, typename T>
 void sort_dim(std::int64_t M, const T* x, const T* y, const T* z,
               const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads, int debug,
-              Place place, BinShape shape, SortedPoints<T>& out) {
+              Place place, BinShape shape, bool allow_packed, SortedPoints<T>& out) {
   PhaseTimer timer(debug >= 2);
   // Below a few hundred thousand operations one thread is faster (threads.hpp).
   const int sort_threads = threads_for(20.0 * M, nthreads);
@@ -227,12 +265,22 @@ void sort_dim(std::int64_t M, const T* x, const T* y, const T* z,
     pass.top[d] = sort ? static_cast<double>(bins.count[d] - 1) : 0.0;
     pass.stride[d] = stride;
     stride *= static_cast<double>(bins.count[d]);
+    pass.size[d] = std::ldexp(1.0, bins.log_size[d]);
+    pass.fscale[d] = std::ldexp(1.0, 32 - bins.log_size[d]);
   }
   const std::int64_t nbins = sort ? bins.total() : 1;
+  // The packed layout (sorted_points.hpp) for sorted float points below 2^31: its fixed point
+  // is relative to a bin of at most 2^s cells (unsorted, one bin of the whole grid, it would
+  // not be precise enough), and double keeps g (32 bits would not hold its precision).
+  const bool packed = allow_packed && std::is_same_v<T, float> && sort &&
+                      M <= std::int64_t(INT32_MAX);
   if (M < (std::int64_t(1) << 32))
-    counting_sort<D>(M, pass, nbins, sort_threads, place, out.counts32, timer, out);
+    counting_sort<D>(M, pass, nbins, sort_threads, place, packed, out.counts32, timer, out);
   else
-    counting_sort<D>(M, pass, nbins, sort_threads, place, out.counts64, timer, out);
+    counting_sort<D>(M, pass, nbins, sort_threads, place, packed, out.counts64, timer, out);
+  out.layout = sort ? bins : BinLayout{};
+  out.layout.dim = D;
+  for (int d = 0; d < 3; ++d) out.unit[d] = std::ldexp(1.0, out.layout.log_size[d] - 32);
 
   // Subproblems: runs of consecutive sorted points, cut for the engine's threads. Unsorted
   // points spread over the whole grid whatever the run length: then one run per thread.
@@ -363,7 +411,8 @@ void box_of_bins(const BinLayout& bins, const std::array<std::int64_t, 3>& nf, i
 template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
-                 int debug, SortedPoints<T>& out, Place place, BinShape shape) {
+                 int debug, SortedPoints<T>& out, Place place, BinShape shape,
+                 bool allow_packed) {
   if (M == 0) {
     out.M = 0;
     out.dim = dim;
@@ -373,17 +422,31 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
     return;
   }
   switch (dim) {
-    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, out); break;
-    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, out); break;
-    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, out); break;
+    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, allow_packed, out); break;
+    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, allow_packed, out); break;
+    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, allow_packed, out); break;
   }
 }
 
+template <typename T>
+double SortedPoints<T>::coord(std::int64_t j, int d) const {
+  if (!packed) return g[j * dim + d];
+  double out[3];
+  generic::PointReader<T> r(*this);
+  switch (dim) {
+    case 1: return r.template read<1>(j, 1, out)[d];
+    case 2: return r.template read<2>(j, 1, out)[d];
+    default: return r.template read<3>(j, 1, out)[d];
+  }
+}
+template struct SortedPoints<float>;
+template struct SortedPoints<double>;
+
 template void sort_points<float>(int, std::int64_t, const float*, const float*, const float*,
                                  const std::array<std::int64_t, 3>&, int, bool, int, int,
-                                 SortedPoints<float>&, Place, BinShape);
+                                 SortedPoints<float>&, Place, BinShape, bool);
 template void sort_points<double>(int, std::int64_t, const double*, const double*,
                                   const double*, const std::array<std::int64_t, 3>&, int, bool,
-                                  int, int, SortedPoints<double>&, Place, BinShape);
+                                  int, int, SortedPoints<double>&, Place, BinShape, bool);
 
 }  // namespace nufftmp::detail::cpu

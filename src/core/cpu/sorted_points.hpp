@@ -63,6 +63,18 @@ struct SortedPoints {
   // would be left for the position within a cell (errors grew like nf * eps); the kernel
   // argument i0 - g is formed in double, then cast.
   HostArray<double> g;
+  // The packed layout, used instead of g and perm32 for sorted float points below 2^31 (packed
+  // true): record j is rec[j * (dim + 1) + d] for d < dim, the point's position within its bin
+  // in 32-bit fixed point (g = bin origin + rec * 2^(s - 32) for bins of 2^s cells: at most
+  // 2^(s - 33) cells off, 6e-8 for 1D bins of 256 cells, under the 2.4e-7 that the kernel
+  // argument's cast to float rounds by), then its user index (d = dim). 4 (dim + 1) bytes a
+  // point in one record (3D: 16 B where g and perm32 take 28): set_points' place writes one
+  // line a point instead of two, and execute reads fewer bytes. PointReader (point_reader.hpp)
+  // decodes it.
+  HostArray<std::uint32_t> rec;
+  bool packed = false;
+  BinLayout layout;                 // the bins (also when not packed)
+  std::array<double, 3> unit{};     // 2^(s - 32) per axis
   // Sorted position -> user index, 32-bit below 2^31 points (4 bytes fewer per point for the
   // sort to write and every execute to read), else 64-bit; a later set_points of fewer points
   // keeps 64-bit once it has the room (it then allocates nothing). with_perm reads it.
@@ -84,16 +96,33 @@ struct SortedPoints {
   HostArray<std::uint64_t> line_buffers;
 
   // f(p) with p the permutation (const std::int32_t* or const std::int64_t*).
+  // The packed layout's user indices, every R-th word (R = dim + 1): indexed and offset like a
+  // pointer.
+  template <int R>
+  struct StridedIndex {
+    const std::uint32_t* p;
+    std::int64_t operator[](std::int64_t j) const { return static_cast<std::int64_t>(p[j * R]); }
+    StridedIndex operator+(std::int64_t k) const { return {p + k * R}; }
+  };
   template <typename F>
   decltype(auto) with_perm(F&& f) const {
+    if (packed) {
+      const std::uint32_t* p = rec.data() + dim;
+      return dim == 1 ? f(StridedIndex<2>{p}) : dim == 2 ? f(StridedIndex<3>{p}) : f(StridedIndex<4>{p});
+    }
     return wide_perm ? f(perm64.data()) : f(perm32.data());
   }
+  // Point j's user index and coordinate d in fine-grid units (tests; execute uses PointReader).
+  std::int64_t index(std::int64_t j) const {
+    return with_perm([&](auto p) { return static_cast<std::int64_t>(p[j]); });
+  }
+  double coord(std::int64_t j, int d) const;
   template <int D>
   const double* point(std::int64_t j) const {
     return g.data() + j * D;
   }
   std::size_t bytes() const {
-    return g.bytes() + perm32.bytes() + perm64.bytes() + line_buffers.bytes() +
+    return g.bytes() + rec.bytes() + perm32.bytes() + perm64.bytes() + line_buffers.bytes() +
            subproblems.capacity() * sizeof(Subproblem) +
            counts32.capacity() * sizeof(std::uint32_t) +
            (counts64.capacity() + bin_start.capacity() + range_start.capacity()) *
@@ -114,6 +143,6 @@ template <typename T>
 void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
                  const std::array<std::int64_t, 3>& nf, int w, bool sort, int nthreads,
                  int debug, SortedPoints<T>& out, Place place = Place::Auto,
-                 BinShape shape = BinShape::Default);
+                 BinShape shape = BinShape::Default, bool allow_packed = true);
 
 }  // namespace nufftmp::detail::cpu
