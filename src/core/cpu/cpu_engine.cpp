@@ -82,9 +82,9 @@ class CpuEngine final : public Engine<T> {
                                ? BinShape::Small
                                : BinShape::Default;
     // The packed layout of float points (sorted_points.hpp) for type 2 only: its set_points is
-    // 0.7-0.9x the double layout's for either type, but the spreader's decoding of the records cost type 1's
-    // execute 4-9% (more than set_points gained: 3D float 1e-5 at 2 threads, M = 1e6, set_points
-    // + execute 47.7 against 44.6 ms), while interpolation's execute stayed level
+    // 0.7-0.9x the double layout's for either type, but the spreader's decoding of the records
+    // cost type 1's execute 4-9% (more than set_points gained: 3D float 1e-5 at 2 threads, M =
+    // 1e6, set_points + execute 47.7 against 44.6 ms), while interpolation's execute stayed level
     // (docs/performance.md, "CPU set_points, the packed layout").
     const bool packed = cfg_.type == 2;
     sort_points<T>(cfg_.dim, M, x, y, z, cfg_.nf, cfg_.kernel.w, cfg_.opts.sort, nthreads_,

@@ -220,6 +220,8 @@ void counting_sort(std::int64_t M, const BinPass<T>& pass, std::int64_t nbins, i
         else
           place_packed(pass, chunk_begin(c), chunk_begin(c + 1), cnt + c * nbins, rec);
       }
+    } else {  // sort_dim packs only below 2^31 points, which count in uint32
+      throw Error(ErrorCode::Internal, "set_points: the packed layout with 64-bit counts");
     }
   } else if (out.wide_perm) {
     place_all(out.perm64.data());
@@ -421,10 +423,11 @@ void sort_points(int dim, std::int64_t M, const T* x, const T* y, const T* z,
     out.max_subproblem_points = 0;
     return;
   }
+  const bool pk = allow_packed;
   switch (dim) {
-    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, allow_packed, out); break;
-    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, allow_packed, out); break;
-    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, allow_packed, out); break;
+    case 1: sort_dim<1>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, pk, out); break;
+    case 2: sort_dim<2>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, pk, out); break;
+    default: sort_dim<3>(M, x, y, z, nf, w, sort, nthreads, debug, place, shape, pk, out); break;
   }
 }
 

@@ -108,7 +108,8 @@ struct SortedPoints {
   decltype(auto) with_perm(F&& f) const {
     if (packed) {
       const std::uint32_t* p = rec.data() + dim;
-      return dim == 1 ? f(StridedIndex<2>{p}) : dim == 2 ? f(StridedIndex<3>{p}) : f(StridedIndex<4>{p});
+      if (dim == 1) return f(StridedIndex<2>{p});
+      return dim == 2 ? f(StridedIndex<3>{p}) : f(StridedIndex<4>{p});
     }
     return wide_perm ? f(perm64.data()) : f(perm32.data());
   }
