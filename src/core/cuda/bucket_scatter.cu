@@ -75,7 +75,8 @@ std::size_t pass3_shared_bytes(int per_bucket, int piece) {
 template <typename T, int D, typename I, int PerThread, bool Claim>
 __global__ void __launch_bounds__(kP2Threads, Claim ? 2 : 1)
     bucket_scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
-                          int shift, std::int64_t span, std::int64_t G, int per_bucket, int nbk,
+                          int shift, std::int64_t span, std::int64_t G, IntDivider per_bucket,
+                          int nbk,
                           const I* bstart, I* cursor, unsigned* records,
                           unsigned long long* status) {
   using Rec = Record<T, D, I>;
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(kP2Threads, Claim ? 2 : 1)
       bk[k] = 0;
       if (in) {
         Rec::store(stage, u, pc[k], base + u);
-        bk[k] = locate_values<T, D>(pc[k], grid, bins, w).bin / per_bucket;
+        bk[k] = per_bucket.divide(locate_values<T, D>(pc[k], grid, bins, w).bin);
       }
       rk[k] = warp_shared_rank(cnt, bk[k], in);
     }
@@ -358,8 +359,9 @@ void launch_pass2(const BucketRun<T, I>& r) {
                                      std::size_t(r.geo.buckets * r.chunks) * sizeof(I),
                                      cudaMemcpyDeviceToDevice, r.stream));
   kernel<<<static_cast<unsigned>(blocks), kP2Threads, bytes, r.stream>>>(
-      r.coords, r.M, r.grid, r.bins, r.w, r.shift, span, r.chunks, r.geo.bins_per_bucket,
-      static_cast<int>(r.geo.buckets), r.btable, r.cursor, r.records, r.status);
+      r.coords, r.M, r.grid, r.bins, r.w, r.shift, span, r.chunks,
+      IntDivider::make(r.geo.bins_per_bucket), static_cast<int>(r.geo.buckets), r.btable,
+      r.cursor, r.records, r.status);
   check_launch("bucket_scatter_kernel");
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/int_divider.hpp"
 #include "common/kernel.hpp"
 
 namespace nufftmp::detail {
@@ -79,6 +80,7 @@ struct BinView {
   std::int32_t size[3];   // bin size in fine-grid cells (1 for unused dims)
   std::int32_t count[3];  // bins per dim
   std::int64_t total;
+  IntDivider per_size[3];  // division by size[d] (make_bins sets both): a cell's bin coordinate
 };
 
 // A shared-memory copy of one bin plus its kernel halo: width = bin + 2 * pad per used dim,

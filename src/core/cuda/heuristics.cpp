@@ -76,6 +76,7 @@ BinView make_bins(int dim, const std::array<std::int64_t, 3>& nf, const int size
     if (d < dim) {
       b.size[d] = static_cast<std::int32_t>(std::min<std::int64_t>(std::max(size[d], 1), nf[d]));
       b.count[d] = static_cast<std::int32_t>((nf[d] + b.size[d] - 1) / b.size[d]);
+      b.per_size[d] = IntDivider::make(b.size[d]);
     } else {
       b.size[d] = 1;
       b.count[d] = 1;

@@ -34,11 +34,12 @@ struct Coords3 {
 
 // The bin coordinate of one coordinate on its axis, with i0 and s (locate_cell: the one home of
 // the i0/s arithmetic, shared with the execute kernels' records layout).
+// The cell floor(g) is in [0, nf), nf < 2^31: within IntDivider's range.
 template <typename T>
-__device__ __forceinline__ int locate_axis(T v, int nf, int w, int binsize, int nbins,
-                                           std::int32_t& i0, T& s) {
+__device__ __forceinline__ int locate_axis(T v, int nf, int w, const IntDivider& per_bin,
+                                           int nbins, std::int32_t& i0, T& s) {
   const double g = locate_cell(v, nf, w, i0, s);
-  const int b = static_cast<int>(floor(g)) / binsize;
+  const int b = per_bin.divide(static_cast<int>(floor(g)));
   return b < nbins ? b : nbins - 1;
 }
 
@@ -92,8 +93,8 @@ __device__ __forceinline__ Located<T> locate_values(const PointCoords<T, D>& c,
     const T v = c.v[d];
     const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
     p.ok = p.ok && ok;
-    bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.size[d], bins.count[d], p.i0[d],
-                        p.s[d]);
+    bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.per_size[d], bins.count[d],
+                        p.i0[d], p.s[d]);
   }
   p.bin = bc[0] + bins.count[0] * (bc[1] + bins.count[1] * bc[2]);
   return p;
