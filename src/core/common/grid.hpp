@@ -2,6 +2,7 @@
 // transform), shared by both engines.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +57,49 @@ NUFFTMP_HD T fold_rescale(T x, std::int64_t nf) {
   T g = x * (inv_two_pi * T(nf));
   // Rounding may land exactly on nf; wrap it to 0.
   if (g >= T(nf)) g -= T(nf);
+  return g;
+}
+
+// fold_rescale for double coordinates, to within about half an ulp of the exact folded g
+// (fold_rescale above: up to 0.8 ulp of nf, and for negative x biased by 2 pi's representation
+// error). At the double floor the fold's error is the largest one a type 2 has: a point at
+// g + dg puts a phase error 2 pi k dg / nf on mode k, which for 3D double at 1e-14 (w 16) is
+// most of the relative error (docs/performance.md section 22). x nf / (2 pi) is formed as a
+// double-double (p_hi + p_lo, the FMA's exact product error and the low word of 1 / (2 pi)),
+// the period is removed from p_hi exactly (two-sum with the integer m nf), and the low parts
+// are added once at the end. About 15 double operations against 6: used for double
+// coordinates only (float coordinates carry 1e-7 of their own).
+// a b rounded once, never fused with a following addition (the two-sum below needs p_hi as a
+// rounded product: nvcc and GCC contract a b + c into an FMA by default).
+NUFFTMP_HD double mul_rounded(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return std::fma(a, b, 0.0);
+#endif
+}
+
+NUFFTMP_HD double fold_rescale_exact(double x, std::int64_t nf) {
+  constexpr double inv_hi = 0.15915494309189535;     // 0x1.45f306dc9c883p-3
+  constexpr double inv_lo = -9.839338337591243e-18;  // 1 / (2 pi) - inv_hi
+  const double n = static_cast<double>(nf);
+  const double c_hi = mul_rounded(n, inv_hi);
+  const double c_lo = fma(n, inv_hi, -c_hi) + n * inv_lo;  // nf / (2 pi) = c_hi + c_lo
+  const double p_hi = mul_rounded(x, c_hi);
+  const double p_lo = fma(x, c_hi, -p_hi) + x * c_lo;  // x nf / (2 pi) = p_hi + p_lo
+  // |x| <= 3 pi: p in [-1.5 nf, 1.5 nf]; m nf brings p_hi into [0, nf).
+  double m = 0.0;
+  if (p_hi < 0.0) m += n;
+  if (p_hi < -n) m += n;
+  if (p_hi >= n) m -= n;
+  const double s = p_hi + m;  // two-sum: s + e = p_hi + m exactly
+  const double b = s - p_hi;
+  const double e = (p_hi - (s - b)) + (m - b);
+  double g = s + (e + p_lo);
+  // p_hi rounded onto a period's end (n, or 0 from below) with p_lo < 0: g just below n.
+  if (g < 0.0) g += n;
+  // Rounding may land exactly on nf (a point just below a period's end): wrap it to 0.
+  if (g >= n) g -= n;
   return g;
 }
 

@@ -12,14 +12,22 @@
 namespace nufftmp::detail {
 
 // Folded position g of one coordinate, computed in double so float inputs on grids past 2^24
-// cells keep their exact cell; writes i0 (the first cell the kernel touches) and s (its Horner
+// cells keep their exact cell (double inputs: to half an ulp, common/grid.hpp
+// fold_rescale_exact); writes i0 (the first cell the kernel touches) and s (its Horner
 // argument in [-1, 1)).
 template <typename T>
 __device__ __forceinline__ double locate_cell(T v, int nf, int w, std::int32_t& i0, T& s) {
-  const double g = fold_rescale<double>(static_cast<double>(v), nf);
+  double g;
+  if constexpr (sizeof(T) == sizeof(double)) {
+    g = fold_rescale_exact(v, nf);
+  } else {
+    g = fold_rescale<double>(static_cast<double>(v), nf);
+  }
   const double first = ceil(g - 0.5 * w);
   i0 = static_cast<std::int32_t>(first);
-  s = static_cast<T>(2.0 * (first - g + 0.5 * w) - 1.0);
+  // (first + w/2) - g in [0, 1): exact for g >= 1 (Sterbenz), where (first - g) + w/2 rounded
+  // at the ulp of w/2 for every g below w.
+  s = static_cast<T>(2.0 * ((first + 0.5 * w) - g) - 1.0);
   return g;
 }
 
