@@ -21,7 +21,7 @@ struct IntDivider {
   std::int32_t shift = 31;
 
   // d in [1, 2^31). With l = ceil(log2 d), magic = floor(2^(31 + l) / d) + 1 exceeds
-  // 2^(31 + l) / d by at most 1, so n magic / 2^(31 + l) exceeds n / d by less than
+  // 2^(31 + l) / d by at most 1, so n magic / 2^(31 + l) exceeds n / d by at most
   // n / 2^(31 + l) < 2^-l <= 1 / d: never enough to reach the next integer for n < 2^31.
   // magic < 2^32: for d = 2^l it is 2^31 + 1, otherwise d > 2^(l-1) keeps it below 2^32.
   static IntDivider make(std::int64_t d) {

@@ -26,7 +26,8 @@ __device__ __forceinline__ double locate_cell(T v, int nf, int w, std::int32_t& 
   const double first = ceil(g - 0.5 * w);
   i0 = static_cast<std::int32_t>(first);
   // (first + w/2) - g in [0, 1): exact for g >= 1 (Sterbenz), where (first - g) + w/2 rounded
-  // at the ulp of w/2 for every g below w.
+  // at the ulp of w/2 for every g below w. Where g - w/2 itself rounds onto an integer (g < w/4
+  // only), s can fall below -1 by an ulp of w/2: the kernel's edge, harmless to the Horner fit.
   s = static_cast<T>(2.0 * ((first + 0.5 * w) - g) - 1.0);
   return g;
 }
