@@ -60,6 +60,16 @@ NUFFTMP_HD T fold_rescale(T x, std::int64_t nf) {
   return g;
 }
 
+// a b rounded once, never fused with a following addition (fold_rescale_exact's two-sum needs
+// p_hi as a rounded product: nvcc and GCC contract a b + c into an FMA by default).
+NUFFTMP_HD double mul_rounded(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return std::fma(a, b, 0.0);
+#endif
+}
+
 // fold_rescale for double coordinates, to within about half an ulp of the exact folded g
 // (fold_rescale above: up to 0.8 ulp of nf, and for negative x biased by 2 pi's representation
 // error). At the double floor the fold's error is the largest one a type 2 has: a point at
@@ -69,16 +79,6 @@ NUFFTMP_HD T fold_rescale(T x, std::int64_t nf) {
 // the period is removed from p_hi exactly (two-sum with the integer m nf), and the low parts
 // are added once at the end. About 15 double operations against 6: used for double
 // coordinates only (float coordinates carry 1e-7 of their own).
-// a b rounded once, never fused with a following addition (the two-sum below needs p_hi as a
-// rounded product: nvcc and GCC contract a b + c into an FMA by default).
-NUFFTMP_HD double mul_rounded(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return std::fma(a, b, 0.0);
-#endif
-}
-
 NUFFTMP_HD double fold_rescale_exact(double x, std::int64_t nf) {
   constexpr double inv_hi = 0.15915494309189535;     // 0x1.45f306dc9c883p-3
   constexpr double inv_lo = -9.839338337591243e-18;  // 1 / (2 pi) - inv_hi

@@ -76,8 +76,7 @@ template <typename T, int D, typename I, int PerThread, bool Claim>
 __global__ void __launch_bounds__(kP2Threads, Claim ? 2 : 1)
     bucket_scatter_kernel(Coords3 coords, std::int64_t M, GridView grid, BinView bins, int w,
                           int shift, std::int64_t span, std::int64_t G, IntDivider per_bucket,
-                          int nbk,
-                          const I* bstart, I* cursor, unsigned* records,
+                          int nbk, const I* bstart, I* cursor, unsigned* records,
                           unsigned long long* status) {
   using Rec = Record<T, D, I>;
   using Scan = cub::BlockScan<unsigned, kP2Threads>;
