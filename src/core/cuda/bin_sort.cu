@@ -264,12 +264,12 @@ __global__ void scatter_packed_kernel(Coords3 coords, std::int64_t M, GridView g
     const PointCoords<T, D> c = load_coords<T, D>(coords, j);
     const Located<T> p = locate_values<T, D>(c, grid, bins, w);
     const std::int64_t pos = sorted_position(p.bin, j, rank, off, status);
-    if (pos >= 0) Record<T, D, I>::store(records, pos, c, j);
+    if (pos >= 0) Record<T, D, I>::store(records, pos, record_values(c, p), j);
   }
 }
 
 // Packed variant, step 2: sorted position q reads its record coalesced, locates it again from
-// the same bits (so i0/s equal the other variants' exactly) and writes i0/s and the
+// its values (so i0/s equal the other variants' exactly) and writes i0/s and the
 // permutation coalesced. A record the scatter could not fill (the call then fails) is stale:
 // nothing here reads through it.
 template <typename T, int D, typename I>
@@ -281,7 +281,7 @@ __global__ void unpack_kernel(const unsigned* records, std::int64_t M, GridView 
     std::int64_t j;
     Record<T, D, I>::load(records, q, c, j);
     perm[q] = static_cast<I>(j);
-    store_located<T, D>(out, q, locate_values<T, D>(c, grid, bins, w));
+    store_located<T, D>(out, q, locate_values<T, D, true>(c, grid, bins, w));
   }
 }
 

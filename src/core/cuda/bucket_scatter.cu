@@ -118,8 +118,9 @@ __global__ void __launch_bounds__(kP2Threads, Claim ? 2 : 1)
       const bool in = base + u < end;
       bk[k] = 0;
       if (in) {
-        Rec::store(stage, u, pc[k], base + u);
-        bk[k] = per_bucket.divide(locate_values<T, D>(pc[k], grid, bins, w).bin);
+        const Located<T> p = locate_values<T, D>(pc[k], grid, bins, w);
+        Rec::store(stage, u, record_values(pc[k], p), base + u);
+        bk[k] = per_bucket.divide(p.bin);
       }
       rk[k] = warp_shared_rank(cnt, bk[k], in);
     }
@@ -266,7 +267,7 @@ __global__ void __launch_bounds__(Threads)
         bool ok = false;
         lb[k] = -1;
         if (base + u < item.end) {
-          const Located<T> p = locate_values<T, D>(pc[k], grid, bins, w);
+          const Located<T> p = locate_values<T, D, true>(pc[k], grid, bins, w);
           const std::int64_t l = std::int64_t(p.bin) - k0;
           ok = l >= 0 && l < nb;
           if (ok) {

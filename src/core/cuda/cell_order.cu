@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int d = 0; d < D; ++d) {
         std::int32_t i0;
         T s;
-        locate_cell(c.v[d], grid.nf[d], w, i0, s);  // the execute kernels' i0, bit for bit
+        locate_record(c.v[d], grid.nf[d], w, i0, s);  // the execute kernels' i0, bit for bit
         cell += scale * static_cast<unsigned>(i0 - origin[d]);
         scale *= static_cast<unsigned>(tile.width[d]);
       }

@@ -3,7 +3,8 @@
 // SplitPoints or RecordPoints, device_views.hpp), so each overload below is branch-free, and
 // the compiler drops what a call site does not use (an unused s costs no load in split, no
 // arithmetic in records). Records are decoded with the sort's own arithmetic (point_record.cuh
-// locate_cell), so both layouts give the same i0 and s bit for bit.
+// locate_record: a double record holds the folded position, so no fold here), so both layouts
+// give the same i0 and s bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +55,7 @@ __device__ __forceinline__ PointAt<T, D> point_at(const RecordPoints<T>& p, std:
   std::int64_t j;  // unused: user_index reads it
   PointRecord<T, D>::load(p.records, i, c, j);
 #pragma unroll
-  for (int d = 0; d < D; ++d) locate_cell(c.v[d], p.nf[d], p.w, a.i0[d], a.s[d]);
+  for (int d = 0; d < D; ++d) locate_record(c.v[d], p.nf[d], p.w, a.i0[d], a.s[d]);
   return a;
 }
 
@@ -77,7 +78,7 @@ template <int D, typename T>
 __device__ __forceinline__ AxisAt<T> point_axis(const RecordPoints<T>& p, std::int64_t i, int d) {
   AxisAt<T> a;
   const int nf = d == 0 ? p.nf[0] : (d == 1 ? p.nf[1] : p.nf[2]);
-  locate_cell(PointRecord<T, D>::load_coord(p.records, i, d), nf, p.w, a.i0, a.s);
+  locate_record(PointRecord<T, D>::load_coord(p.records, i, d), nf, p.w, a.i0, a.s);
   return a;
 }
 

@@ -1,5 +1,5 @@
-// The packed record of a point (its coordinates bit for bit and its user index) and where a
-// coordinate lies on the fine grid (i0 and s): what set_points' sort writes and, in the records
+// The packed record of a point (its coordinates - float as given, double folded - and its user
+// index) and where a coordinate lies on the fine grid (i0 and s): what set_points' sort writes and, in the records
 // layout (sort_strategy.hpp PointLayout), what every execute kernel reads. One home for both, so
 // that the execute kernels' i0/s equal the sort's bit for bit. Included by .cu/.cuh files only.
 #pragma once
@@ -11,18 +11,10 @@
 
 namespace nufftmp::detail {
 
-// Folded position g of one coordinate, computed in double so float inputs on grids past 2^24
-// cells keep their exact cell (double inputs: to half an ulp, common/grid.hpp
-// fold_rescale_exact); writes i0 (the first cell the kernel touches) and s (its Horner
-// argument in [-1, 1)).
+// i0 (the first cell the kernel touches) and s (its Horner argument in [-1, 1)) of a folded
+// position g in [0, nf); returns g.
 template <typename T>
-__device__ __forceinline__ double locate_cell(T v, int nf, int w, std::int32_t& i0, T& s) {
-  double g;
-  if constexpr (sizeof(T) == sizeof(double)) {
-    g = fold_rescale_exact(v, nf);
-  } else {
-    g = fold_rescale<double>(static_cast<double>(v), nf);
-  }
+__device__ __forceinline__ double cell_of_folded(double g, int w, std::int32_t& i0, T& s) {
   const double first = ceil(g - 0.5 * w);
   i0 = static_cast<std::int32_t>(first);
   // (first + w/2) - g in [0, 1): exact for g >= 1 (Sterbenz), where (first - g) + w/2 rounded
@@ -32,14 +24,56 @@ __device__ __forceinline__ double locate_cell(T v, int nf, int w, std::int32_t& 
   return g;
 }
 
+// Folded position g of one coordinate as given, computed in double so float inputs on grids
+// past 2^24 cells keep their exact cell (double inputs: to half an ulp, common/grid.hpp
+// fold_rescale_exact), with its i0 and s.
+template <typename T>
+__device__ __forceinline__ double locate_cell(T v, int nf, int w, std::int32_t& i0, T& s) {
+  double g;
+  if constexpr (sizeof(T) == sizeof(double)) {
+    g = fold_rescale_exact(v, nf);
+  } else {
+    g = fold_rescale<double>(static_cast<double>(v), nf);
+  }
+  return cell_of_folded(g, w, i0, s);
+}
+
+// What a record keeps of a coordinate. Float: the coordinate as given, bit for bit (its folded
+// position in float would lose cells on grids past 2^24). Double: its folded position g, the
+// double locate_cell computes, so that every reader of the record - each execute kernel, at
+// every execute - takes i0 and s with a ceil and two operations instead of the exact fold's
+// ~20 FP64 operations per axis, and gets the same bits.
+template <typename T>
+inline constexpr bool kRecordHoldsFolded = sizeof(T) == sizeof(double);
+
+// The record's value of a coordinate v whose folded position is g.
+template <typename T>
+__device__ __forceinline__ T record_value(T v, double g) {
+  if constexpr (kRecordHoldsFolded<T>) {
+    return g;
+  } else {
+    return v;
+  }
+}
+
+// i0 and s from a record's value r (record_value above); returns the folded position.
+template <typename T>
+__device__ __forceinline__ double locate_record(T r, int nf, int w, std::int32_t& i0, T& s) {
+  if constexpr (kRecordHoldsFolded<T>) {
+    return cell_of_folded(r, w, i0, s);
+  } else {
+    return locate_cell(r, nf, w, i0, s);
+  }
+}
+
 // One point's coordinates as given (D of them).
 template <typename T, int D>
 struct PointCoords {
   T v[D];
 };
 
-// A packed record (packed and bucket scatters, records layout): the D coordinates bit for bit,
-// then the user index, in kWords 32-bit words (sort_strategy.hpp), stored and loaded with whole
+// A packed record (packed and bucket scatters, records layout): the D record values of the
+// coordinates (record_value: float bit for bit, double folded), then the user index, in kWords 32-bit words (sort_strategy.hpp), stored and loaded with whole
 // 16- or 8-byte accesses.
 template <typename T, int D, typename I>
 struct Record {

@@ -32,13 +32,9 @@ struct Coords3 {
   const void* c[3];
 };
 
-// The bin coordinate of one coordinate on its axis, with i0 and s (locate_cell: the one home of
-// the i0/s arithmetic, shared with the execute kernels' records layout).
-// The cell floor(g) is in [0, nf), nf < 2^31: within IntDivider's range.
-template <typename T>
-__device__ __forceinline__ int locate_axis(T v, int nf, int w, const IntDivider& per_bin,
-                                           int nbins, std::int32_t& i0, T& s) {
-  const double g = locate_cell(v, nf, w, i0, s);
+// The bin of a folded position g on its axis. The cell floor(g) is in [0, nf), nf < 2^31:
+// within IntDivider's range.
+__device__ __forceinline__ int bin_of_folded(double g, const IntDivider& per_bin, int nbins) {
   const int b = per_bin.divide(static_cast<int>(floor(g)));
   return b < nbins ? b : nbins - 1;
 }
@@ -49,6 +45,7 @@ struct Located {
   bool ok;
   std::int32_t i0[3];
   T s[3];
+  double g[3];  // the folded positions (what a double record keeps: record_value)
 };
 
 // The sorted point data the kernels write (i0 and s per axis; unused axes null).
@@ -77,11 +74,12 @@ __device__ __forceinline__ PointCoords<T, D> load_coords(const Coords3& coords, 
   return c;
 }
 
-// Legality, bin, i0 and s per axis of one point. Illegal coordinates are located as 0, so both
-// passes of the sort see the same bin for every point even when the call will be refused.
-// Every kernel below locates through this one function (the packed scatter's unpack too, from
-// the bit-exact coordinates of its record): the scatter's bins are the count's.
-template <typename T, int D>
+// Legality, bin, i0 and s per axis of one point, from its coordinates as given or (FromRecord)
+// from its record's values. Illegal coordinates are located as 0, so both passes of the sort see
+// the same bin for every point even when the call will be refused (a double record holds the
+// folded 0 then: legal by construction, the same bin). Every kernel below locates through this
+// one function (the unpacks too, from the records): the scatter's bins are the count's.
+template <typename T, int D, bool FromRecord = false>
 __device__ __forceinline__ Located<T> locate_values(const PointCoords<T, D>& c,
                                                     const GridView& grid, const BinView& bins,
                                                     int w) {
@@ -91,13 +89,27 @@ __device__ __forceinline__ Located<T> locate_values(const PointCoords<T, D>& c,
 #pragma unroll
   for (int d = 0; d < D; ++d) {
     const T v = c.v[d];
-    const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
-    p.ok = p.ok && ok;
-    bc[d] = locate_axis(ok ? v : T(0), grid.nf[d], w, bins.per_size[d], bins.count[d],
-                        p.i0[d], p.s[d]);
+    if constexpr (FromRecord && kRecordHoldsFolded<T>) {
+      p.g[d] = locate_record(v, grid.nf[d], w, p.i0[d], p.s[d]);
+    } else {
+      const bool ok = in_fold_range(v);  // common/checks.hpp: the rule of both engines
+      p.ok = p.ok && ok;
+      p.g[d] = locate_cell(ok ? v : T(0), grid.nf[d], w, p.i0[d], p.s[d]);
+    }
+    bc[d] = bin_of_folded(p.g[d], bins.per_size[d], bins.count[d]);
   }
   p.bin = bc[0] + bins.count[0] * (bc[1] + bins.count[1] * bc[2]);
   return p;
+}
+
+// The record values (point_record.cuh record_value) of a point located from coordinates c.
+template <typename T, int D>
+__device__ __forceinline__ PointCoords<T, D> record_values(const PointCoords<T, D>& c,
+                                                           const Located<T>& p) {
+  PointCoords<T, D> r;
+#pragma unroll
+  for (int d = 0; d < D; ++d) r.v[d] = record_value(c.v[d], p.g[d]);
+  return r;
 }
 
 template <typename T, int D>
