@@ -162,13 +162,13 @@ constexpr int packed_record_words(int dim, int real_bytes, int index_bytes) {
 //            records instead of 2 dim + 1 arrays.
 enum class PointLayout { Split, Records };
 // The default layout of a plan (measured on one H200, PERFORMANCE.md "records layout"):
-// records, which cut set_points by 6-30% (P1 1.36 -> 1.19 ms, P6 0.26 -> 0.18) and leave
-// execute equal or faster (P3 1.66 -> 1.48, S21d-6 0.81 -> 0.78), except the double spreaders
-// of type 1 in 3D: there the output-driven spreader's decode of 32-byte records costs execute
-// 19-24% (S31d-6 5.36 -> 6.64 ms, S31d-12 32.4 -> 38.6), far more than set_points saves, so
-// they keep split.
-inline PointLayout default_point_layout(int dim, std::size_t real_bytes, int type) {
-  if (real_bytes == 8 && type == 1 && dim == 3) return PointLayout::Split;
+// records in every class, which cut set_points by 6-30% (P1 1.36 -> 1.19 ms, P6 0.26 -> 0.18,
+// S31d-12 0.77 -> 0.61) and leave execute equal or faster (P3 1.66 -> 1.48, S21d-6 0.81 ->
+// 0.78, P5 2.41 -> 2.28). Double 3D type 1 kept split until its output spreader lost 19-25% on
+// records; two causes, both gone: the exact fold at every decode (a double record now holds
+// the folded position, point_record.cuh) and, at w 7-8, two blocks an SM instead of three
+// (spread_output_rows.cu rows_three_blocks). The argument list stays for the next exception.
+inline PointLayout default_point_layout(int /*dim*/, std::size_t /*real_bytes*/, int /*type*/) {
   return PointLayout::Records;
 }
 // The value of NUFFTMP_CUDA_POINTS (null or empty: `fallback`, the plan's default above).
