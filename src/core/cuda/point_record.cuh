@@ -1,7 +1,8 @@
 // The packed record of a point (its coordinates - float as given, double folded - and its user
-// index) and where a coordinate lies on the fine grid (i0 and s): what set_points' sort writes and, in the records
-// layout (sort_strategy.hpp PointLayout), what every execute kernel reads. One home for both, so
-// that the execute kernels' i0/s equal the sort's bit for bit. Included by .cu/.cuh files only.
+// index) and where a coordinate lies on the fine grid (i0 and s): what set_points' sort writes
+// and, in the records layout (sort_strategy.hpp PointLayout), what every execute kernel reads.
+// One home for both, so that the execute kernels' i0/s equal the sort's bit for bit. Included by
+// .cu/.cuh files only.
 #pragma once
 
 #include <cstdint>
@@ -73,8 +74,8 @@ struct PointCoords {
 };
 
 // A packed record (packed and bucket scatters, records layout): the D record values of the
-// coordinates (record_value: float bit for bit, double folded), then the user index, in kWords 32-bit words (sort_strategy.hpp), stored and loaded with whole
-// 16- or 8-byte accesses.
+// coordinates (record_value: float bit for bit, double folded), then the user index, in kWords
+// 32-bit words (sort_strategy.hpp), stored and loaded with whole 16- or 8-byte accesses.
 template <typename T, int D, typename I>
 struct Record {
   static constexpr int kCoordWords = D * int(sizeof(T) / 4);
