@@ -150,7 +150,8 @@ KernelVariant requested_variant(int type, Method m, int dim, std::size_t tsize) 
 // Starting bin sizes. GM-sort only sorts with them (long x-runs keep neighbouring threads on
 // neighbouring cache lines); the tiled methods aim at tiles of a few tens of KB so several
 // blocks share an SM (filling shared memory costs occupancy: benchmarks.md).
-void default_bins(Method m, KernelVariant v, int type, int dim, int w, int* bs) {
+void default_bins(Method m, KernelVariant v, int type, int dim, std::size_t tsize, int w,
+                  int* bs) {
   bs[0] = bs[1] = bs[2] = 1;
   if (m == Method::GM || m == Method::GMSort) {
     if (dim == 1) bs[0] = 1024;
@@ -187,6 +188,13 @@ void default_bins(Method m, KernelVariant v, int type, int dim, int w, int* bs) 
   if (dim == 3) {
     bs[0] = bs[1] = bs[2] = 8;
     if (v == KernelVariant::Rows) bs[0] = bs[1] = 4;
+    // Float type 2's dealt gather: 16 x 8 x 8 bins. H200, de431c1, scripts/
+    // device_method_sweep.sh, execute ms 8^3 -> 16x8x8: S32f-6 (w 7) 1.768 -> 1.272, S32f-3
+    // (w 4) 0.587 -> 0.553, P2 (w 6) 2.066 -> 2.043, and set_points of half the bins 2-7%
+    // less. Double keeps 8^3 (P6, w 10: 1.792 against 2.033 in 16x8x8). Crowded points
+    // (Q2: 1.40 ms in 16x8x8 against 1.21 in 8^3) are sorted again into finer bins
+    // (refine_alternative).
+    if (type == 2 && v == KernelVariant::Dealt && tsize == 4) bs[0] = 16;
   }
 }
 
@@ -202,6 +210,16 @@ std::size_t tile_bytes(int type, Method m, KernelVariant v, int dim, int w, cons
   }
   if (m == Method::Output) return spread_output_shared_bytes<T>(dim, w, b, np);
   return sm_tile_shared_bytes<T>(dim, w, b);
+}
+
+// Whether the user (Options::binsize) or NUFFTMP_CUDA_BINSIZE set a bin side: then the
+// crowded alternatives keep the plan's bins.
+bool bins_were_set(const PlanConfig& cfg) {
+  int env[3] = {0, 0, 0};
+  env_bins(cfg.dim, env);  // read as choose_method reads it
+  for (int d = 0; d < cfg.dim; ++d)
+    if (cfg.opts.binsize[d] > 0 || env[d] > 0) return true;
+  return false;
 }
 
 }  // namespace
@@ -231,7 +249,7 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
                                                   : default_variant(cfg.type, m, dim, sizeof(T), w);
   int bs[3];
   auto bins_for = [&](KernelVariant var) {
-    default_bins(m, var, cfg.type, dim, w, bs);
+    default_bins(m, var, cfg.type, dim, sizeof(T), w, bs);
     env_bins(dim, bs);
     for (int d = 0; d < dim; ++d)
       if (o.binsize[d] > 0) bs[d] = o.binsize[d];
@@ -293,7 +311,7 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   }
   MethodChoice fb;
   fb.method = Method::GMSort;
-  default_bins(Method::GMSort, KernelVariant::Auto, cfg.type, dim, w, bs);
+  default_bins(Method::GMSort, KernelVariant::Auto, cfg.type, dim, sizeof(T), w, bs);
   fb.bins = make_bins(dim, cfg.nf, bs);
   fb.note = std::string("method ") + (m == Method::SM ? "sm" : "output") + " needs " +
             std::to_string(ch.shared_bytes) + " B of shared memory per block (device allows " +
@@ -315,15 +333,31 @@ std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const Devi
   // interp GPU ms, dealt -> thread in cell order: Q2 1.653 -> 0.933, Q6 (double) 1.635 ->
   // 1.113; set_points + 0.29 / 0.15 ms. Not in 2D: Q4 0.411 -> 0.457 (the thread gather there
   // waits on its global loads, ncu: issue slots 49% busy against the dealt one's 75%).
+  // The crowded points are sorted again into finer bins (resort), unless the user (or
+  // NUFFTMP_CUDA_BINSIZE) set the bins: H200, de431c1, execute ms of the cell-order gather by
+  // bins: Q2 (float, w 6) 8x8x4 1.148, 8^3 1.215, 4x4x8 1.250, 16x8x8 1.402; Q6 (double, w 10)
+  // 4x4x8 0.955, 8x8x4 1.086, 8^3 1.183 (kCrowdedType2Bins3d).
   if (cfg.type == 2 && cfg.dim == 3 && plan.method == Method::SM &&
       plan.variant == KernelVariant::Dealt) {
-    if (cell_order_from_env() == CellOrderMode::Off ||
-        !cell_order_fits(cfg.dim, cfg.kernel.w, plan.bins, plan.maxsub))
-      return std::nullopt;
+    if (cell_order_from_env() == CellOrderMode::Off) return std::nullopt;
     MethodChoice alt = plan;
+    if (!bins_were_set(cfg)) {
+      Options o = cfg.opts;
+      o.method = Method::SM;
+      const int* fine = sizeof(T) == 4 ? kCrowdedType2Bins3dFloat : kCrowdedType2Bins3dDouble;
+      for (int d = 0; d < 3; ++d) o.binsize[d] = fine[d];
+      const MethodChoice f = choose_method<T>(cfg, props, o);
+      bool same = f.method == Method::SM && f.maxsub == plan.maxsub;
+      for (int d = 0; d < 3; ++d) same = same && f.bins.size[d] == plan.bins.size[d];
+      if (f.method == Method::SM && !same) {
+        alt = f;
+        alt.resort = true;
+      }
+    }
+    if (!cell_order_fits(cfg.dim, cfg.kernel.w, alt.bins, alt.maxsub)) return std::nullopt;
     alt.variant = KernelVariant::Thread;
     alt.cell_order = true;
-    alt.shared_bytes = sm_tile_shared_bytes<T>(cfg.dim, cfg.kernel.w, plan.bins);
+    alt.shared_bytes = sm_tile_shared_bytes<T>(cfg.dim, cfg.kernel.w, alt.bins);
     return alt;
   }
   // 2D type 2 with the dealt gather: points crowded into a few bins are cut into many
@@ -336,10 +370,7 @@ std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const Devi
   if (cfg.type == 2 && cfg.dim == 2 && plan.method == Method::SM &&
       plan.variant == KernelVariant::Dealt) {
     if (sizeof(T) != 4) return std::nullopt;  // double: not measured faster (PERFORMANCE.md)
-    int env[3] = {0, 0, 0};
-    env_bins(cfg.dim, env);  // read as choose_method reads it
-    if (cfg.opts.binsize[0] > 0 || cfg.opts.binsize[1] > 0 || env[0] > 0 || env[1] > 0)
-      return std::nullopt;
+    if (bins_were_set(cfg)) return std::nullopt;
     Options o = cfg.opts;
     o.method = Method::SM;
     o.binsize[0] = o.binsize[1] = kCrowdedType2Bin2d;

@@ -73,9 +73,10 @@ struct BinStats {
 // the library (Method::Auto, no NUFFTMP_CUDA_VARIANT), NUFFTMP_CUDA_REFINE is not "0", no
 // autotune. Today: 1D float type 1, SM -> the output-driven tile (the same sort); 3D type 2,
 // SM with the dealt gather -> the thread gather on points ordered by cell within each
-// subproblem (the same sort, unless NUFFTMP_CUDA_CELL_ORDER=off); 2D type 2 float, the dealt
-// gather in the default 32^2 bins -> the same gather in kCrowdedType2Bin2d^2 bins (resort: a
-// second sort, unless the user or NUFFTMP_CUDA_BINSIZE set the bins).
+// subproblem, sorted again into kCrowdedType2Bins3d* bins unless the user or
+// NUFFTMP_CUDA_BINSIZE set the bins (none with NUFFTMP_CUDA_CELL_ORDER=off); 2D type 2 float,
+// the dealt gather in the default 32^2 bins -> the same gather in kCrowdedType2Bin2d^2 bins
+// (resort: a second sort, unless the user or NUFFTMP_CUDA_BINSIZE set the bins).
 template <typename T>
 std::optional<MethodChoice> refine_alternative(const PlanConfig& cfg, const DeviceProps& props,
                                                const MethodChoice& plan);
@@ -85,8 +86,10 @@ std::int64_t crowded_bin_count(const BinView& bins, std::int64_t M);
 // The rule: take the alternative when at least kCrowdedShare of the points lie in crowded bins.
 bool prefer_crowded_alternative(const BinStats& s);
 constexpr std::int64_t kCrowdFactor = 8;
-// The bin side of 2D float type 2's crowded alternative.
+// The bin side of 2D float type 2's crowded alternative, and the bins of 3D type 2's.
 constexpr int kCrowdedType2Bin2d = 16;
+constexpr int kCrowdedType2Bins3dFloat[3] = {8, 8, 4};
+constexpr int kCrowdedType2Bins3dDouble[3] = {4, 4, 8};
 constexpr double kCrowdedShare = 0.3;
 
 // One line for debug output: method, variant, bins, maxsub, np, shared memory.

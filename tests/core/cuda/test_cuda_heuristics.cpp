@@ -235,14 +235,37 @@ TEST(CudaHeuristics, CellOrderAlternativeForType2) {
       ASSERT_TRUE(a.has_value()) << modes.size() << "D";
       EXPECT_EQ(plan.variant, KernelVariant::Dealt);
       EXPECT_FALSE(plan.cell_order);
+      // The plan's bins: float 16 x 8 x 8, double 8^3 (measured, heuristics.cpp).
+      EXPECT_EQ(plan.bins.size[0], dbl ? 8 : 16);
+      EXPECT_EQ(plan.bins.size[1], 8);
+      EXPECT_EQ(plan.bins.size[2], 8);
       EXPECT_EQ(a->method, Method::SM);
       EXPECT_EQ(a->variant, KernelVariant::Thread);
       EXPECT_TRUE(a->cell_order);
+      EXPECT_TRUE(a->resort);  // crowded points into finer bins: a second sort
       EXPECT_EQ(a->maxsub, plan.maxsub);
-      for (int d = 0; d < 3; ++d) EXPECT_EQ(a->bins.size[d], plan.bins.size[d]);
+      const int* fine = dbl ? kCrowdedType2Bins3dDouble : kCrowdedType2Bins3dFloat;
+      for (int d = 0; d < 3; ++d) EXPECT_EQ(a->bins.size[d], fine[d]);
+      EXPECT_LT(std::int64_t(a->bins.size[0]) * a->bins.size[1] * a->bins.size[2],
+                std::int64_t(plan.bins.size[0]) * plan.bins.size[1] * plan.bins.size[2]);
       EXPECT_NE(describe_choice(*a, 3).find("points in cell order"), std::string::npos);
+      // Bins the user set are kept: the same sort, no resort.
+      Options own;
+      own.binsize[0] = own.binsize[1] = own.binsize[2] = 8;
+      const auto k = dbl ? alternative<double>(2, modes, 1e-9, own)
+                         : alternative<float>(2, modes, 1e-5, own);
+      ASSERT_TRUE(k.has_value());
+      EXPECT_TRUE(k->cell_order);
+      EXPECT_FALSE(k->resort);
+      for (int d = 0; d < 3; ++d) EXPECT_EQ(k->bins.size[d], 8);
     }
   }
+  ::setenv("NUFFTMP_CUDA_BINSIZE", "8,8,8", 1);  // read as the user's bins
+  const auto e3 = alternative<float>(2, {128, 128, 128}, 1e-5);
+  ::unsetenv("NUFFTMP_CUDA_BINSIZE");
+  ASSERT_TRUE(e3.has_value());
+  EXPECT_FALSE(e3->resort);
+  EXPECT_EQ(e3->bins.size[0], 8);
   Options big;
   big.maxsubprobsize = 8192;
   EXPECT_FALSE(alternative<float>(2, {128, 128, 128}, 1e-5, big).has_value());
