@@ -188,13 +188,23 @@ void default_bins(Method m, KernelVariant v, int type, int dim, std::size_t tsiz
   if (dim == 3) {
     bs[0] = bs[1] = bs[2] = 8;
     if (v == KernelVariant::Rows) bs[0] = bs[1] = 4;
-    // Float type 2's dealt gather: 16 x 8 x 8 bins. H200, de431c1, scripts/
-    // device_method_sweep.sh, execute ms 8^3 -> 16x8x8: S32f-6 (w 7) 1.768 -> 1.272, S32f-3
-    // (w 4) 0.587 -> 0.553, P2 (w 6) 2.066 -> 2.043, and set_points of half the bins 2-7%
-    // less. Double keeps 8^3 (P6, w 10: 1.792 against 2.033 in 16x8x8). Crowded points
-    // (Q2: 1.40 ms in 16x8x8 against 1.21 in 8^3) are sorted again into finer bins
-    // (refine_alternative).
-    if (type == 2 && v == KernelVariant::Dealt && tsize == 4) bs[0] = 16;
+    // Type 2's dealt gather: 16 x 8 x 8 bins where their tile is at most kWideTile3dBytes.
+    // H200, de431c1/460d2eb, scripts/device_method_sweep.sh, execute ms 8^3 -> 16x8x8: S32f-6
+    // (w 7) 1.768 -> 1.272, S32f-3 (w 4) 0.587 -> 0.553, P2 (w 6) 2.066 -> 2.043, S32d-6
+    // (double, w 7, 83 KB) 2.484 -> 2.313, and set_points of half the bins 2-7% less; P6
+    // (double, w 10, 135 KB) 1.792 -> 2.033, S32d-12 (w 13) equal. Crowded points (Q2: 1.40
+    // ms in 16x8x8 against 1.21 in 8^3) are sorted again into finer bins (refine_alternative).
+    const std::size_t wide_tile = std::size_t(16 + w) * (8 + w) * (8 + w) * 2 * tsize;
+    if (type == 2 && v == KernelVariant::Dealt && wide_tile <= kWideTile3dBytes) bs[0] = 16;
+    // Float output-driven tiles from w 7 (tolerances near 1e-6): 4 x 4 x 8 bins. Faster and
+    // more accurate: the 32-bit fixed point rounds each add to 2^-30 of its subproblem's
+    // sum |c|, so fewer points a subproblem round finer. H200, 460d2eb, S31f-6 (w 7) execute
+    // 2.999 -> 2.683 ms, error 1.92e-6 -> 9.2e-7 (set_points 0.50 -> 0.61 ms: 4x the bins);
+    // at w 4-6 8^3 stays (S31f-3 0.785 against 0.898, P1 4.14 against 4.34).
+    if (type == 1 && v == KernelVariant::Tile && tsize == 4 && w >= kFineFixedTileW) {
+      bs[0] = bs[1] = 4;
+      bs[2] = 8;
+    }
   }
 }
 
@@ -265,10 +275,18 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   // The type 2 thread-per-point gathers load their bin's tile once per subproblem: crowded
   // bins cut into subproblems of 4096 pay it a quarter as often as of 1024 (H200, Q4 = P4 on
   // clustered points: interp 0.450 -> 0.414 ms; P4, Q2 within 1%; 16384: 0.437).
+  // The float fixed-point tile in 3D from w 7 cuts crowded bins into subproblems of
+  // kFineFixedTileSub points: the rounding of each add is 2^-30 of the subproblem's sum |c|
+  // (tile_common.cuh). H200, 460d2eb, 3D type 1 float clustered (24 x 20 x 28, M 107520,
+  // sigma 2, 1e-6, three seeds): error 2.1-2.6e-6 with 1024, 0.98-1.03e-6 with 256 (the CPU
+  // engine 0.88-0.95e-6); with 8^3 bins Q1 (w 6) took 4-6% longer at 256.
+  const bool fine_fixed = m == Method::Output && sizeof(T) == 4 && dim == 3 &&
+                          w >= kFineFixedTileW;
   auto maxsub_for = [&](KernelVariant var) {
     const bool gather = var == KernelVariant::Dealt || var == KernelVariant::Thread;
     const int fallback = var == KernelVariant::Sweep                              ? sweep_sub
                          : ((var == KernelVariant::Rows && dim == 2) || gather) ? 4096
+                         : (fine_fixed && var == KernelVariant::Tile)           ? kFineFixedTileSub
                                                                                   : 1024;
     return o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", fallback);
   };

@@ -91,6 +91,12 @@ constexpr int kCrowdedType2Bin2d = 16;
 constexpr int kCrowdedType2Bins3dFloat[3] = {8, 8, 4};
 constexpr int kCrowdedType2Bins3dDouble[3] = {4, 4, 8};
 constexpr double kCrowdedShare = 0.3;
+// 3D bins (heuristics.cpp): type 2's dealt gather in 16 x 8 x 8 bins where that tile is at
+// most this many bytes; float output-driven tiles from width kFineFixedTileW in 4 x 4 x 8 bins
+// and subproblems of at most kFineFixedTileSub points (accuracy of the 32-bit fixed point).
+constexpr std::size_t kWideTile3dBytes = 100 * 1024;
+constexpr int kFineFixedTileW = 7;
+constexpr int kFineFixedTileSub = 256;
 
 // One line for debug output: method, variant, bins, maxsub, np, shared memory.
 std::string describe_choice(const MethodChoice& ch, int dim);

@@ -66,6 +66,34 @@ TEST(CudaHeuristics, TilesFitAndBinsAreClamped) {
   EXPECT_EQ(d.bins.total, 1);
 }
 
+// The 3D defaults measured on the H200 (heuristics.cpp): float output-driven tiles from w 7 in
+// 4 x 4 x 8 bins and subproblems of kFineFixedTileSub points (the fixed point's rounding), 8^3
+// and 1024 below; type 2's dealt gather in 16 x 8 x 8 bins while that tile is small.
+TEST(CudaHeuristics, ThreeDimensionalBinsByWidth) {
+  for (double tol : {1e-3, 1e-5, 1e-6}) {
+    const PlanConfig cfg = make_plan_config<float>(1, {96, 96, 96}, 1, 1, tol, Options{});
+    const auto c = choose_method<float>(cfg, h200_like());
+    ASSERT_EQ(c.variant, KernelVariant::Tile) << tol;
+    const bool fine = cfg.kernel.w >= kFineFixedTileW;
+    EXPECT_EQ(c.bins.size[0], fine ? 4 : 8) << "w " << cfg.kernel.w;
+    EXPECT_EQ(c.bins.size[1], fine ? 4 : 8);
+    EXPECT_EQ(c.bins.size[2], 8);
+    EXPECT_EQ(c.maxsub, fine ? kFineFixedTileSub : 1024);
+  }
+  for (double tol : {1e-6, 1e-9, 1e-12}) {
+    const PlanConfig cfg = make_plan_config<double>(2, {96, 96, 96}, 1, 1, tol, Options{});
+    const auto c = choose_method<double>(cfg, h200_like());
+    ASSERT_EQ(c.variant, KernelVariant::Dealt);
+    const int w = cfg.kernel.w;
+    const bool wide = std::size_t(16 + w) * (8 + w) * (8 + w) * 16 <= kWideTile3dBytes;
+    EXPECT_EQ(c.bins.size[0], wide ? 16 : 8) << "w " << w;
+    EXPECT_EQ(c.bins.size[1], 8);
+  }
+  Options own;
+  own.maxsubprobsize = 2000;  // the user's subproblem size is kept
+  EXPECT_EQ(choose<float>(1, {96, 96, 96}, 1e-6, own).maxsub, 2000);
+}
+
 TEST(CudaHeuristics, UserOverridesAreHonoured) {
   Options o;
   o.method = Method::Output;
@@ -235,7 +263,7 @@ TEST(CudaHeuristics, CellOrderAlternativeForType2) {
       ASSERT_TRUE(a.has_value()) << modes.size() << "D";
       EXPECT_EQ(plan.variant, KernelVariant::Dealt);
       EXPECT_FALSE(plan.cell_order);
-      // The plan's bins: float 16 x 8 x 8, double 8^3 (measured, heuristics.cpp).
+      // The plan's bins: float 16 x 8 x 8, double at w 10 8^3 (measured, heuristics.cpp).
       EXPECT_EQ(plan.bins.size[0], dbl ? 8 : 16);
       EXPECT_EQ(plan.bins.size[1], 8);
       EXPECT_EQ(plan.bins.size[2], 8);
