@@ -114,7 +114,8 @@ struct FloatPlanes {
 };
 
 // 32-bit fixed point for float: |cell| <= 2^30, one native atomic per add. The rounding per add
-// is 2^-31 of the subproblem's sum |c_j|, far under float's own rounding of a cell.
+// is 2^-31 of the subproblem's sum |c_j|: it grows with the subproblem's points, hence the
+// smaller subproblems at tight tolerances (heuristics.cpp, kFineFixedTileSub).
 struct Fixed32Planes {
   using Word = int;
   static constexpr int kWords = 1;
