@@ -147,6 +147,12 @@ KernelVariant requested_variant(int type, Method m, int dim, std::size_t tsize) 
   return KernelVariant::Auto;
 }
 
+// The float output-driven tile at tolerances near 1e-6 (3D, from kFineFixedTileW): finer bins
+// and subproblems for the accuracy of its 32-bit fixed point (default_bins, choose_method).
+bool fine_fixed_tile(KernelVariant v, int dim, std::size_t tsize, int w) {
+  return v == KernelVariant::Tile && dim == 3 && tsize == 4 && w >= kFineFixedTileW;
+}
+
 // Starting bin sizes. GM-sort only sorts with them (long x-runs keep neighbouring threads on
 // neighbouring cache lines); the tiled methods aim at tiles of a few tens of KB so several
 // blocks share an SM (filling shared memory costs occupancy: benchmarks.md).
@@ -194,14 +200,17 @@ void default_bins(Method m, KernelVariant v, int type, int dim, std::size_t tsiz
     // (double, w 7, 83 KB) 2.484 -> 2.313, and set_points of half the bins 2-7% less; P6
     // (double, w 10, 135 KB) 1.792 -> 2.033, S32d-12 (w 13) equal. Crowded points (Q2: 1.40
     // ms in 16x8x8 against 1.21 in 8^3) are sorted again into finer bins (refine_alternative).
-    const std::size_t wide_tile = std::size_t(16 + w) * (8 + w) * (8 + w) * 2 * tsize;
+    BinView wide{};
+    wide.size[0] = 16;
+    wide.size[1] = wide.size[2] = 8;
+    const std::size_t wide_tile = 2 * tsize * static_cast<std::size_t>(make_tile(3, w, wide).cells);
     if (type == 2 && v == KernelVariant::Dealt && wide_tile <= kWideTile3dBytes) bs[0] = 16;
     // Float output-driven tiles from w 7 (tolerances near 1e-6): 4 x 4 x 8 bins. Faster and
     // more accurate: the 32-bit fixed point rounds each add to 2^-30 of its subproblem's
     // sum |c|, so fewer points a subproblem round finer. H200, 460d2eb, S31f-6 (w 7) execute
     // 2.999 -> 2.683 ms, error 1.92e-6 -> 9.2e-7 (set_points 0.50 -> 0.61 ms: 4x the bins);
     // at w 4-6 8^3 stays (S31f-3 0.785 against 0.898, P1 4.14 against 4.34).
-    if (type == 1 && v == KernelVariant::Tile && tsize == 4 && w >= kFineFixedTileW) {
+    if (fine_fixed_tile(v, dim, tsize, w)) {
       bs[0] = bs[1] = 4;
       bs[2] = 8;
     }
@@ -280,13 +289,11 @@ MethodChoice choose_method(const PlanConfig& cfg, const DeviceProps& props, cons
   // (tile_common.cuh). H200, 460d2eb, 3D type 1 float clustered (24 x 20 x 28, M 107520,
   // sigma 2, 1e-6, three seeds): error 2.1-2.6e-6 with 1024, 0.98-1.03e-6 with 256 (the CPU
   // engine 0.88-0.95e-6); with 8^3 bins Q1 (w 6) took 4-6% longer at 256.
-  const bool fine_fixed = m == Method::Output && sizeof(T) == 4 && dim == 3 &&
-                          w >= kFineFixedTileW;
   auto maxsub_for = [&](KernelVariant var) {
     const bool gather = var == KernelVariant::Dealt || var == KernelVariant::Thread;
     const int fallback = var == KernelVariant::Sweep                              ? sweep_sub
                          : ((var == KernelVariant::Rows && dim == 2) || gather) ? 4096
-                         : (fine_fixed && var == KernelVariant::Tile)           ? kFineFixedTileSub
+                         : fine_fixed_tile(var, dim, sizeof(T), w)               ? kFineFixedTileSub
                                                                                   : 1024;
     return o.maxsubprobsize > 0 ? o.maxsubprobsize : env_int("NUFFTMP_CUDA_MAXSUB", fallback);
   };

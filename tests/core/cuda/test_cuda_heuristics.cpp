@@ -85,7 +85,10 @@ TEST(CudaHeuristics, ThreeDimensionalBinsByWidth) {
     const auto c = choose_method<double>(cfg, h200_like());
     ASSERT_EQ(c.variant, KernelVariant::Dealt);
     const int w = cfg.kernel.w;
-    const bool wide = std::size_t(16 + w) * (8 + w) * (8 + w) * 16 <= kWideTile3dBytes;
+    BinView b{};
+    b.size[0] = 16;
+    b.size[1] = b.size[2] = 8;
+    const bool wide = 16 * static_cast<std::size_t>(make_tile(3, w, b).cells) <= kWideTile3dBytes;
     EXPECT_EQ(c.bins.size[0], wide ? 16 : 8) << "w " << w;
     EXPECT_EQ(c.bins.size[1], 8);
   }
